@@ -1,0 +1,309 @@
+/**
+ * The delivery queue: bounded, one lane per user so each user's records go out in the order
+ * they were logged, lanes served round-robin up to a concurrency cap, retries with backoff.
+ *
+ * Process lifetime: an idle queue holds no timer and no socket. While records are pending
+ * (queued, in flight or waiting to retry) their backoff timers and sockets keep the process
+ * alive, so an awaited log call always settles; the retry caps bound how long.
+ */
+import { TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
+import { classifyStatus, nextDelay, type RetrySettings } from './retry.js';
+import type { Transport, TransportResponse } from './transport.js';
+
+/** A record was accepted by the endpoint. */
+export interface DeliveredResult {
+  status: 'delivered';
+  /** The endpoint's HTTP status (2xx). */
+  httpStatus: number;
+  /** Requests made for this record, the successful one included. */
+  attempts: number;
+}
+
+/** A hook (`ignoreUsers` or `beforeSend`) decided not to send the record. */
+export interface SkippedResult {
+  status: 'skipped';
+  reason: 'ignored-user' | 'dropped-by-before-send';
+}
+
+/** How a log call settles when it does not reject. */
+export type TrackResult = DeliveredResult | SkippedResult;
+
+/** A record waiting for delivery. */
+export interface QueuedRecord {
+  url: string;
+  body: string;
+  /** Records with the same lane key are delivered in order, one at a time. */
+  laneKey: string;
+  /** Short description for reports, such as `facebook outgoing` (never content). */
+  label: string;
+  resolve(result: DeliveredResult): void;
+  reject(error: TrackingDeliveryError): void;
+}
+
+interface Entry {
+  record: QueuedRecord;
+  seq: number;
+  attempts: number;
+  firstAttemptAt: number;
+  lastStatus?: number;
+  /** Resolved or rejected. */
+  settled: boolean;
+  /** Counted out of `pending` (once). */
+  counted: boolean;
+}
+
+interface Lane {
+  key: string;
+  entries: Entry[];
+  head: number;
+  /** idle: not in the ready list and nothing in flight; ready: waiting for a slot; active: in flight or backing off. */
+  state: 'idle' | 'ready' | 'active';
+}
+
+/** Counters reported by `TrackingClient.stats()`. */
+export interface DeliveryCounters {
+  delivered: number;
+  retried: number;
+  failed: number;
+  dropped: number;
+}
+
+export interface DeliverySettings extends RetrySettings {
+  maxQueueSize: number;
+  maxConcurrency: number;
+  requestTimeoutMs: number;
+}
+
+export interface DeliveryHooks {
+  /** Called for each record given up, after its promise is rejected. */
+  onGiveUp(error: TrackingDeliveryError, record: QueuedRecord): void;
+  /** Called after each attempt, for debug logging. */
+  onAttempt?(record: QueuedRecord, outcome: { status?: number; error?: Error; attempt: number; delayMs?: number }): void;
+}
+
+interface FlushWaiter {
+  seq: number;
+  remaining: number;
+  resolve(): void;
+}
+
+const HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+export class DeliveryQueue {
+  private readonly lanes = new Map<string, Lane>();
+  private ready: Lane[] = [];
+  private readyHead = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private flushWaiters: FlushWaiter[] = [];
+  private pending = 0;
+  private inFlight = 0;
+  private seq = 0;
+  private pumpScheduled = false;
+  readonly counters: DeliveryCounters = { delivered: 0, retried: 0, failed: 0, dropped: 0 };
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly settings: DeliverySettings,
+    private readonly hooks: DeliveryHooks,
+  ) {}
+
+  /** Records accepted and not yet settled, in flight and backing off included. */
+  get size(): number {
+    return this.pending;
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * Takes a record. Returns false (and the caller rejects it) when the queue is full.
+   * Sending starts on the next turn of the event loop, never inside the caller's call.
+   */
+  enqueue(record: QueuedRecord): boolean {
+    if (this.pending >= this.settings.maxQueueSize) return false;
+    let lane = this.lanes.get(record.laneKey);
+    if (lane === undefined) {
+      lane = { key: record.laneKey, entries: [], head: 0, state: 'idle' };
+      this.lanes.set(record.laneKey, lane);
+    }
+    lane.entries.push({ record, seq: ++this.seq, attempts: 0, firstAttemptAt: 0, settled: false, counted: false });
+    this.pending++;
+    if (lane.state === 'idle') this.makeReady(lane);
+    return true;
+  }
+
+  /** Resolves once every record accepted before this call is delivered or given up. */
+  flush(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.flushWaiters.push({ seq: this.seq, remaining: this.pending, resolve });
+    });
+  }
+
+  /**
+   * Gives up every unsettled record with `reason` (used by `close()` at its deadline) and
+   * cancels backoff timers. Results that arrive later for in-flight records are ignored.
+   */
+  abandon(reason: DeliveryFailureReason, message: string): number {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    let count = 0;
+    for (const lane of this.lanes.values()) {
+      for (let i = lane.head; i < lane.entries.length; i++) {
+        const entry = lane.entries[i];
+        if (entry.settled) continue;
+        count++;
+        this.giveUp(entry, reason, message);
+      }
+    }
+    this.lanes.clear();
+    this.ready = [];
+    this.readyHead = 0;
+    return count;
+  }
+
+  private makeReady(lane: Lane): void {
+    lane.state = 'ready';
+    this.ready.push(lane);
+    this.schedulePump();
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.settings.maxConcurrency && this.readyHead < this.ready.length) {
+      const lane = this.ready[this.readyHead];
+      this.ready[this.readyHead++] = undefined as unknown as Lane;
+      if (lane.state !== 'ready') continue;
+      lane.state = 'active';
+      this.attempt(lane, lane.entries[lane.head]);
+    }
+    if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
+      this.ready = this.ready.slice(this.readyHead);
+      this.readyHead = 0;
+    }
+  }
+
+  private attempt(lane: Lane, entry: Entry): void {
+    this.inFlight++;
+    entry.attempts++;
+    if (entry.attempts === 1) entry.firstAttemptAt = performance.now();
+    const { record } = entry;
+    let sent: Promise<TransportResponse>;
+    try {
+      sent = this.transport.send({ url: record.url, body: record.body, headers: HEADERS, timeoutMs: this.settings.requestTimeoutMs });
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    sent.then(
+      (response) => this.settle(lane, entry, response, undefined),
+      (error: unknown) => this.settle(lane, entry, undefined, error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  private settle(lane: Lane, entry: Entry, response: TransportResponse | undefined, error: Error | undefined): void {
+    this.inFlight--;
+    if (entry.settled) {
+      this.pump();
+      return;
+    }
+    const verdict = response === undefined ? 'retry' : classifyStatus(response.status);
+    if (response !== undefined) entry.lastStatus = response.status;
+    const { record } = entry;
+    if (verdict === 'delivered') {
+      this.hooks.onAttempt?.(record, { status: response?.status, attempt: entry.attempts });
+      entry.settled = true;
+      this.counters.delivered++;
+      record.resolve({ status: 'delivered', httpStatus: response?.status ?? 200, attempts: entry.attempts });
+      this.settled(entry);
+      this.advance(lane);
+    } else if (verdict === 'retry') {
+      this.retryOrGiveUp(lane, entry, response, error);
+    } else {
+      this.hooks.onAttempt?.(record, { status: response?.status, attempt: entry.attempts });
+      const status = response?.status;
+      const detail = response?.body ? `: ${response.body.slice(0, 300)}` : '';
+      if (verdict === 'unauthorized') {
+        this.giveUp(entry, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). Check TRACKING_API_KEY (or the apiKey option) for this bot.`);
+      } else {
+        this.giveUp(entry, 'rejected', `The tracking endpoint refused the ${record.label} record (HTTP ${status}); it is not retried${detail}`);
+      }
+      this.advance(lane);
+    }
+    this.pump();
+  }
+
+  private retryOrGiveUp(lane: Lane, entry: Entry, response: TransportResponse | undefined, error: Error | undefined): void {
+    const { record } = entry;
+    const what = response ? `HTTP ${response.status}` : `${(error as { code?: string })?.code ?? error?.name ?? 'network error'}`;
+    if (entry.attempts >= this.settings.maxAttempts) {
+      this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
+      this.giveUp(entry, 'retries-exhausted', `Gave up the ${record.label} record after ${entry.attempts} attempts; the last failed with ${what}`, error);
+      this.advance(lane);
+      return;
+    }
+    const delay = nextDelay(entry.attempts, response?.retryAfter, this.settings);
+    const elapsed = performance.now() - entry.firstAttemptAt;
+    if (elapsed + delay > this.settings.maxRetryDurationMs) {
+      this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
+      this.giveUp(entry, 'retry-budget-exceeded', `Gave up the ${record.label} record: another retry would pass maxRetryDurationMs (${this.settings.maxRetryDurationMs} ms); the last attempt failed with ${what}`, error);
+      this.advance(lane);
+      return;
+    }
+    this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts, delayMs: delay });
+    this.counters.retried++;
+    // Ref'd on purpose: a pending retry keeps the process alive until it is delivered or given up.
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!entry.settled) this.makeReady(lane);
+    }, delay);
+    this.timers.add(timer);
+  }
+
+  private giveUp(entry: Entry, reason: DeliveryFailureReason, message: string, cause?: Error): void {
+    entry.settled = true;
+    this.counters.failed++;
+    const error = new TrackingDeliveryError(reason, message, { status: entry.lastStatus, attempts: entry.attempts, cause });
+    entry.record.reject(error);
+    this.hooks.onGiveUp(error, entry.record);
+    this.settled(entry);
+  }
+
+  /** Drops the lane's head (settled) and moves on to its next record. */
+  private advance(lane: Lane): void {
+    lane.entries[lane.head] = undefined as unknown as Entry;
+    lane.head++;
+    if (lane.head >= lane.entries.length) {
+      this.lanes.delete(lane.key);
+      lane.state = 'idle';
+      return;
+    }
+    if (lane.head > 64 && lane.head * 2 > lane.entries.length) {
+      lane.entries = lane.entries.slice(lane.head);
+      lane.head = 0;
+    }
+    this.makeReady(lane);
+  }
+
+  private settled(entry: Entry): void {
+    if (entry.counted) return;
+    entry.counted = true;
+    this.pending--;
+    if (this.flushWaiters.length > 0) {
+      for (const waiter of this.flushWaiters) if (entry.seq <= waiter.seq) waiter.remaining--;
+      const done = this.flushWaiters.filter((w) => w.remaining <= 0);
+      if (done.length > 0) {
+        this.flushWaiters = this.flushWaiters.filter((w) => w.remaining > 0);
+        for (const waiter of done) waiter.resolve();
+      }
+    }
+  }
+}

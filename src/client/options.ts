@@ -1,0 +1,161 @@
+/**
+ * The client's options, their defaults, and how they are checked.
+ */
+import { checkApiKey, DEFAULT_PLATFORM_NAMES, type PlatformKind, type PlatformNames, type RecordType, type ValidationIssue } from '../spec/index.js';
+import { TrackingConfigError, type TrackingError } from './errors.js';
+import type { Logger } from './logger.js';
+import type { DeliverySettings } from './delivery-queue.js';
+import type { Transport } from './transport.js';
+
+/** A record as the hooks see it: its kind, its platform and the body that will be sent. */
+export interface TrackedRecord {
+  type: RecordType;
+  platform: PlatformKind;
+  body: unknown;
+}
+
+/** Options of `new TrackingClient(options)`. Every field is optional. */
+export interface TrackingClientOptions {
+  /**
+   * The bot's API key. Default: env `TRACKING_API_KEY`. Missing, empty or a placeholder such as
+   * `<API_KEY>`: the constructor throws `TrackingConfigError`. Never logged.
+   */
+  apiKey?: string;
+  /**
+   * Base URL of the tracking endpoint; requests go to `{baseUrl}/track`. Default: env
+   * `TRACKING_BASE_URL`. Missing or not an http(s) URL: the constructor throws `TrackingConfigError`.
+   * @example 'http://127.0.0.1:3979'
+   */
+  baseUrl?: string;
+  /**
+   * Wire values of the direct-message and messenger platforms.
+   * Default `{ directMessage: 'twitter', messenger: 'facebook' }`.
+   */
+  platformNames?: Partial<PlatformNames>;
+  /** Accept `referralEvent` as an event type. Default `false`: the spec does not say the endpoint accepts it. */
+  allowReferralEvent?: boolean;
+  /** How requests are sent. Default: Node's http/https with keep-alive (`createNodeHttpTransport`). See also `createAxiosTransport`. */
+  transport?: Transport;
+  /** Most records waiting at once (queued, retrying, in flight). Past it a record is dropped and its promise rejects with reason `queue-full`. Default 10,000. */
+  maxQueueSize?: number;
+  /** Most requests in flight at once (different users in parallel; one user's records one at a time). Default 16. */
+  maxConcurrency?: number;
+  /** Time limit of one request, in ms; a slower request counts as a failed attempt and is retried. Default 10,000. */
+  requestTimeoutMs?: number;
+  /** Requests per record at most, the first included. Default 5. */
+  maxAttempts?: number;
+  /** Longest time a record may spend retrying, from its first attempt, in ms. Default 60,000. */
+  maxRetryDurationMs?: number;
+  /** Wait before the first retry, in ms; doubles each retry, with jitter. Default 250. */
+  initialBackoffMs?: number;
+  /** Longest wait between two attempts, in ms. Default 10,000. */
+  maxBackoffMs?: number;
+  /** Longest `Retry-After` honoured, in ms. Default 30,000. */
+  maxRetryAfterMs?: number;
+  /** How long `close()` waits for pending records before giving them up, in ms. Default 10,000. */
+  closeTimeoutMs?: number;
+  /** Largest serialized record, in bytes; a larger one is refused with `TrackingValidationError`. Default 1 MiB (the local endpoint's limit). */
+  maxBodyBytes?: number;
+  /**
+   * Where the client logs: a pino-like logger, or `false` for nothing. Default: warnings and
+   * errors to stderr, and debug lines too when env `TRACKING_DEBUG=1`. Secrets are scrubbed
+   * before the logger sees anything.
+   */
+  logger?: Logger | false;
+  /** Log every request (URL with `apiKey=***`, body with access tokens redacted). Default: env `TRACKING_DEBUG`. */
+  debug?: boolean;
+  /** Scrubs a record before it is sent (for example to remove personal data). Return the record; returning nothing keeps the (mutated) record. A hook that throws rejects the record. */
+  redact?: (record: TrackedRecord) => TrackedRecord | void;
+  /** Users whose records are never sent: a list of user ids, or a predicate. Their log calls resolve with `{ status: 'skipped' }`. */
+  ignoreUsers?: readonly string[] | ((userId: string, record: TrackedRecord) => boolean);
+  /** Last look at a record before it is queued: return it (changed or not), or `null` to drop it. Runs after `redact`; the result is validated again. */
+  beforeSend?: (record: TrackedRecord) => TrackedRecord | null | void;
+  /**
+   * Called for every record refused or given up, with the error. Default: a warning through the
+   * logger, at most one line per reason every 10 s (with a count of the ones in between).
+   */
+  onError?: (error: TrackingError, record: { type: RecordType; platform: PlatformKind } | undefined) => void;
+  /** Environment to read defaults from. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ResolvedOptions extends DeliverySettings {
+  apiKey: string;
+  baseUrl: string;
+  platformNames: PlatformNames;
+  allowReferralEvent: boolean;
+  closeTimeoutMs: number;
+  maxBodyBytes: number;
+}
+
+const NUMERIC_DEFAULTS = {
+  maxQueueSize: 10_000,
+  maxConcurrency: 16,
+  requestTimeoutMs: 10_000,
+  maxAttempts: 5,
+  maxRetryDurationMs: 60_000,
+  initialBackoffMs: 250,
+  maxBackoffMs: 10_000,
+  maxRetryAfterMs: 30_000,
+  closeTimeoutMs: 10_000,
+  maxBodyBytes: 1024 * 1024,
+} as const;
+
+type NumericOption = keyof typeof NUMERIC_DEFAULTS;
+
+/** Fills in defaults from the environment and checks every option; throws `TrackingConfigError` naming the first bad one. */
+export function resolveOptions(options: TrackingClientOptions): ResolvedOptions {
+  const env = options.env ?? process.env;
+  const apiKey = options.apiKey ?? env.TRACKING_API_KEY;
+  if (apiKey === undefined || apiKey === '') {
+    throw new TrackingConfigError(
+      'No API key: set the TRACKING_API_KEY environment variable, or pass { apiKey } to the TrackingClient. A key comes with each bot you create in the analytics dashboard.',
+      [{ path: 'apiKey', expected: 'the bot\'s API key (env TRACKING_API_KEY)', received: 'missing' }],
+    );
+  }
+  const keyIssues = checkApiKey(apiKey);
+  if (keyIssues.length > 0) {
+    throw new TrackingConfigError(
+      'The API key is a placeholder (such as <API_KEY>), not a real key: put the bot\'s key in TRACKING_API_KEY or the apiKey option.',
+      keyIssues,
+    );
+  }
+  const baseUrl = options.baseUrl ?? env.TRACKING_BASE_URL;
+  if (baseUrl === undefined || baseUrl === '') {
+    throw new TrackingConfigError(
+      'No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints).',
+      [{ path: 'baseUrl', expected: 'the endpoint\'s base URL (env TRACKING_BASE_URL)', received: 'missing' }],
+    );
+  }
+  if (!/^https?:\/\/[^/\s]+/i.test(baseUrl) || !URL.canParse(baseUrl)) {
+    throw new TrackingConfigError(
+      'baseUrl (TRACKING_BASE_URL) must be an absolute http:// or https:// URL, such as http://127.0.0.1:3979.',
+      [{ path: 'baseUrl', expected: 'an absolute http(s) URL', received: 'not an http(s) URL' }],
+    );
+  }
+  const numbers = {} as Record<NumericOption, number>;
+  for (const name of Object.keys(NUMERIC_DEFAULTS) as NumericOption[]) {
+    const value = options[name] ?? NUMERIC_DEFAULTS[name];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      const issue: ValidationIssue = { path: name, expected: 'a positive number', received: typeof value };
+      throw new TrackingConfigError(`Option ${name} must be a positive number (default ${NUMERIC_DEFAULTS[name]}).`, [issue]);
+    }
+    numbers[name] = value;
+  }
+  const platformNames = { ...DEFAULT_PLATFORM_NAMES, ...options.platformNames };
+  for (const key of ['directMessage', 'messenger'] as const) {
+    if (!/^[a-z0-9_-]+$/.test(platformNames[key]) || ['sms', 'universal'].includes(platformNames[key])) {
+      throw new TrackingConfigError(
+        `platformNames.${key} must be a lowercase platform value other than sms and universal.`,
+        [{ path: `platformNames.${key}`, expected: 'a lowercase platform value', received: 'invalid' }],
+      );
+    }
+  }
+  return {
+    ...numbers,
+    apiKey,
+    baseUrl,
+    platformNames,
+    allowReferralEvent: options.allowReferralEvent === true,
+  };
+}

@@ -1,0 +1,393 @@
+/**
+ * `TrackingClient`: validates records against the spec, runs the user's hooks, and hands them to
+ * the delivery queue. Log calls never block: they return a promise at once.
+ */
+import {
+  defaultEventPlatform,
+  platformValue,
+  PLATFORM_KINDS,
+  RECORD_TYPES,
+  trackUrl,
+  validate,
+  versionFor,
+  type Message,
+  type MessengerIncoming,
+  type MessengerOutgoing,
+  type MessengerRequestData,
+  type MessengerResponseBody,
+  type PlatformKind,
+  type RecordType,
+  type TrackingEvent,
+  type ValidationIssue,
+} from '../spec/index.js';
+import { DeliveryQueue, type QueuedRecord, type TrackResult } from './delivery-queue.js';
+import { TrackingDeliveryError, TrackingError, TrackingValidationError, type DeliveryFailureReason } from './errors.js';
+import { debugFromEnv, SafeLogger, stderrLogger, silentLogger } from './logger.js';
+import { resolveOptions, type ResolvedOptions, type TrackedRecord, type TrackingClientOptions } from './options.js';
+import { redactJson, redactUrl } from './redact.js';
+import type { Transport } from './transport.js';
+import { createNodeHttpTransport } from './transports/node-http.js';
+
+/** What `stats()` reports. */
+export interface TrackingStats {
+  /** Records waiting: queued or backing off before a retry (not in flight). */
+  queued: number;
+  /** Requests in flight now. */
+  inFlight: number;
+  /** Records the endpoint accepted. */
+  delivered: number;
+  /** Retries made (attempts after a record's first). */
+  retried: number;
+  /** Records given up after being tried (refused, unauthorized, out of retries or time, or at the close deadline). */
+  failed: number;
+  /** Records refused without being tried: queue full, or logged after `close()`. */
+  dropped: number;
+}
+
+/** What `close()` reports. */
+export interface CloseResult {
+  /** Records still pending at the deadline, now given up with reason `close-deadline`. */
+  abandoned: number;
+  stats: TrackingStats;
+}
+
+/** Log methods of the sms, universal and direct-message platforms (generic message shape). */
+export interface GenericTracker {
+  /** The platform value sent as `platform`. */
+  readonly platform: string;
+  /**
+   * Logs a message from the user to the bot. Resolves when the endpoint accepted it; rejects at once
+   * with `TrackingValidationError` when it breaks the spec (nothing is sent), or later with
+   * `TrackingDeliveryError` when it is given up. An ignored promise never becomes an unhandled rejection.
+   */
+  logIncoming(message: Message): Promise<TrackResult>;
+  /** Logs a message from the bot to the user. Settles as `logIncoming` does. */
+  logOutgoing(message: Message): Promise<TrackResult>;
+}
+
+/** Log methods of the messenger platform. */
+export interface MessengerTracker {
+  readonly platform: string;
+  /** Logs the webhook payload exactly as the messenger platform delivered it (with an optional intent on each message). Settles as `GenericTracker.logIncoming`. */
+  logIncoming(payload: MessengerIncoming): Promise<TrackResult>;
+  /**
+   * Logs what the bot sent: the request data it posted to the platform (`uri`, `method`, `json`,
+   * optionally `qs` and `intent`) and the platform's reply. Settles as `GenericTracker.logIncoming`.
+   */
+  logOutgoing(requestData: MessengerRequestData & { intent?: MessengerOutgoing['intent'] }, responseBody?: MessengerResponseBody): Promise<TrackResult>;
+}
+
+/** Options of `logEvent`. */
+export interface LogEventOptions {
+  /** The platform to send the event on. Default: messenger for a shareEvent, direct-message for every other type. */
+  platform?: PlatformKind;
+}
+
+const noop = () => undefined;
+
+/** A promise already marked as handled, so that ignoring it never raises an unhandled rejection. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(noop);
+  return promise;
+}
+
+const OVERSIZE_SAFE_FACTOR = 3; // a UTF-16 code unit is at most 3 UTF-8 bytes
+
+/**
+ * Sends conversation records to the tracking endpoint.
+ *
+ * @example
+ * const client = new TrackingClient(); // TRACKING_API_KEY and TRACKING_BASE_URL from env
+ * await client.sms.logIncoming({ text: 'hi', userId: '+15550100' });
+ * await client.close();
+ */
+export class TrackingClient {
+  /** sms platform. */
+  readonly sms: GenericTracker;
+  /** universal platform: surveys, tickets, contact-center and chat-archive data. */
+  readonly universal: GenericTracker;
+  /** The direct-message platform (`platformNames.directMessage`, default `twitter`). */
+  readonly directMessage: GenericTracker;
+  /** The messenger platform (`platformNames.messenger`, default `facebook`). */
+  readonly messenger: MessengerTracker;
+
+  private readonly options: ResolvedOptions;
+  private readonly hooks: Pick<TrackingClientOptions, 'redact' | 'ignoreUsers' | 'beforeSend' | 'onError'>;
+  private readonly ignoredUsers: ReadonlySet<string> | undefined;
+  private readonly transport: Transport;
+  private readonly queue: DeliveryQueue;
+  private readonly log: SafeLogger;
+  private readonly urls = new Map<string, { url: string; label: string }>();
+  private readonly reportWindows = new Map<string, { at: number; suppressed: number }>();
+  private deferred: (() => void)[] = [];
+  private deferredScheduled = false;
+  private closing: Promise<CloseResult> | undefined;
+  private keyProblemReported = false;
+
+  /**
+   * @throws TrackingConfigError when the API key or base URL is missing (naming the environment
+   * variable to set), a placeholder, or an option is out of range.
+   */
+  constructor(options: TrackingClientOptions = {}) {
+    this.options = resolveOptions(options);
+    this.hooks = { redact: options.redact, ignoreUsers: options.ignoreUsers, beforeSend: options.beforeSend, onError: options.onError };
+    this.ignoredUsers = Array.isArray(options.ignoreUsers) ? new Set(options.ignoreUsers as string[]) : undefined;
+    const env = options.env ?? process.env;
+    const debug = options.debug ?? debugFromEnv(env);
+    const target = options.logger === false ? silentLogger : (options.logger ?? stderrLogger(debug ? 'debug' : 'warn'));
+    const apiKey = this.options.apiKey;
+    this.log = new SafeLogger(target, () => [apiKey], debug);
+    this.transport = options.transport ?? createNodeHttpTransport({ maxSockets: this.options.maxConcurrency });
+    for (const kind of PLATFORM_KINDS) {
+      for (const type of RECORD_TYPES) {
+        const platform = platformValue(kind, this.options.platformNames);
+        const url = trackUrl(this.options.baseUrl, { platform, v: versionFor(kind, type), type, apiKey });
+        this.urls.set(`${kind}|${type}`, { url, label: `${platform} ${type}` });
+      }
+    }
+    this.queue = new DeliveryQueue(this.transport, this.options, {
+      onGiveUp: (error, record) => this.report(error, record.label),
+      onAttempt: this.log.debugEnabled
+        ? (record, outcome) =>
+            this.log.debug(
+              { url: redactUrl(record.url), attempt: outcome.attempt, status: outcome.status, error: outcome.error?.message, retryInMs: outcome.delayMs },
+              `${record.label} attempt ${outcome.attempt}: ${outcome.status ?? 'no response'}`,
+            )
+        : undefined,
+    });
+    this.sms = this.genericTracker('sms');
+    this.universal = this.genericTracker('universal');
+    this.directMessage = this.genericTracker('directMessage');
+    const messengerPlatform = platformValue('messenger', this.options.platformNames);
+    this.messenger = {
+      platform: messengerPlatform,
+      logIncoming: (payload) => this.track('messenger', 'incoming', payload),
+      logOutgoing: (requestData, responseBody) =>
+        this.track('messenger', 'outgoing', responseBody === undefined ? requestData : { ...requestData, responseBody }),
+    };
+  }
+
+  /** The wire value of a platform kind, as configured (`platformNames`). */
+  platformValue(kind: PlatformKind): string {
+    return platformValue(kind, this.options.platformNames);
+  }
+
+  /**
+   * Logs an event. As in the spec's examples, a shareEvent goes on the messenger platform and
+   * every other event on the direct-message platform, unless `options.platform` says otherwise.
+   * Settles as `GenericTracker.logIncoming` does.
+   */
+  logEvent(event: TrackingEvent, options: LogEventOptions = {}): Promise<TrackResult> {
+    const type = (event as { type?: unknown } | null)?.type;
+    const platform = options.platform ?? defaultEventPlatform(typeof type === 'string' ? type : '');
+    return this.track(platform, 'event', event);
+  }
+
+  /**
+   * Low-level: validates and queues one record of `type` on `platform`. The trackers and
+   * `logEvent` call this; use it when the platform is only known at run time.
+   */
+  track(platform: PlatformKind, type: RecordType, body: unknown): Promise<TrackResult> {
+    const target = this.urls.get(`${platform}|${type}`);
+    if (target === undefined) {
+      return this.refuse(new TrackingValidationError('record', [{ path: 'platform', expected: `one of ${PLATFORM_KINDS.join(', ')}`, received: String(platform) }]), platform, type);
+    }
+    if (this.closing !== undefined) {
+      this.queue.counters.dropped++;
+      return this.refuse(new TrackingDeliveryError('client-closed', `The ${target.label} record was logged after close(); it was not sent. Log records before closing the client.`), platform, type);
+    }
+    let record: TrackedRecord = { type, platform, body };
+    let issues = this.validate(record);
+    if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record`, issues), platform, type);
+
+    const userId = userIdOf(record);
+    if (this.isIgnored(userId, record)) return Promise.resolve({ status: 'skipped', reason: 'ignored-user' });
+    if (this.hooks.redact !== undefined || this.hooks.beforeSend !== undefined) {
+      try {
+        if (this.hooks.redact !== undefined) record = this.hooks.redact(record) ?? record;
+        if (this.hooks.beforeSend !== undefined) {
+          const result = this.hooks.beforeSend(record);
+          if (result === null) return Promise.resolve({ status: 'skipped', reason: 'dropped-by-before-send' });
+          record = result ?? record;
+        }
+      } catch (error) {
+        return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(hook)', expected: 'redact/beforeSend to return a record', received: `an error (${(error as Error)?.message ?? error})` }]), platform, type);
+      }
+      issues = this.validate(record);
+      if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record (after redact/beforeSend)`, issues), platform, type);
+    }
+
+    let json: string;
+    try {
+      json = JSON.stringify(record.body);
+    } catch (error) {
+      return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(root)', expected: 'JSON-serializable data (no cycles, no BigInt)', received: (error as Error).name }]), platform, type);
+    }
+    if (json.length * OVERSIZE_SAFE_FACTOR > this.options.maxBodyBytes && Buffer.byteLength(json) > this.options.maxBodyBytes) {
+      return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(root)', expected: `at most ${this.options.maxBodyBytes} bytes of JSON (maxBodyBytes)`, received: `${Buffer.byteLength(json)} bytes` }]), platform, type);
+    }
+    if (this.log.debugEnabled) this.log.debug({ url: redactUrl(target.url), body: redactJson(json) }, `queued ${target.label} record`);
+
+    let queued!: QueuedRecord;
+    const promise = new Promise<TrackResult>((resolve, reject) => {
+      queued = { url: target.url, body: json, laneKey: userId ?? '', label: target.label, resolve, reject };
+    });
+    if (!this.queue.enqueue(queued)) {
+      this.queue.counters.dropped++;
+      const error = new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); the ${target.label} record was dropped. The endpoint may be down or slow; raise maxQueueSize or check TRACKING_BASE_URL.`);
+      queued.reject(error);
+      this.report(error, target.label);
+    }
+    return handled(promise);
+  }
+
+  /**
+   * Runs `task` off the caller's path: on the next turn of the event loop, before the next
+   * delivery round. `flush()` and `close()` run pending tasks first. The middleware uses this to
+   * keep mapping and validation out of a bot's turn. A task that throws is reported, never rethrown.
+   */
+  defer(task: () => void): void {
+    if (this.closing !== undefined) return;
+    if (this.deferred.length >= this.options.maxQueueSize) {
+      this.queue.counters.dropped++;
+      this.report(new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); a record was dropped.`), 'deferred');
+      return;
+    }
+    this.deferred.push(task);
+    if (!this.deferredScheduled) {
+      this.deferredScheduled = true;
+      setImmediate(() => this.runDeferred());
+    }
+  }
+
+  /** Resolves once every record logged so far has been delivered or given up. Never rejects. */
+  async flush(): Promise<void> {
+    this.runDeferred();
+    await this.queue.flush();
+  }
+
+  /**
+   * Stops taking records, waits up to `closeTimeoutMs` (or `timeoutMs`) for pending ones, gives
+   * up the rest (their promises reject with reason `close-deadline`, and each is reported), and
+   * frees the sockets so the process can exit. Safe to call more than once. Never rejects.
+   */
+  close(timeoutMs: number = this.options.closeTimeoutMs): Promise<CloseResult> {
+    if (this.closing === undefined) {
+      this.runDeferred();
+      this.closing = this.shutdown(timeoutMs);
+    }
+    return this.closing;
+  }
+
+  /** Counts of records by state. */
+  stats(): TrackingStats {
+    const inFlight = this.queue.inFlightCount;
+    return { queued: this.queue.size - inFlight + this.deferred.length, inFlight, ...this.queue.counters };
+  }
+
+  private async shutdown(timeoutMs: number): Promise<CloseResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => resolve('deadline'), timeoutMs);
+    });
+    const outcome = await Promise.race([this.queue.flush().then(() => 'flushed' as const), deadline]);
+    clearTimeout(timer);
+    let abandoned = 0;
+    if (outcome === 'deadline') {
+      abandoned = this.queue.abandon('close-deadline', `close() reached its deadline (${timeoutMs} ms) before this record could be delivered.`);
+    }
+    this.flushReportWindows();
+    try {
+      await this.transport.close?.();
+    } catch (error) {
+      this.log.warn({ error }, 'closing the transport failed');
+    }
+    return { abandoned, stats: this.stats() };
+  }
+
+  private runDeferred(): void {
+    this.deferredScheduled = false;
+    const tasks = this.deferred;
+    if (tasks.length === 0) return;
+    this.deferred = [];
+    for (const task of tasks) {
+      try {
+        task();
+      } catch (error) {
+        this.report(error instanceof TrackingError ? error : new TrackingError(`A deferred tracking task failed: ${(error as Error)?.message ?? error}`), 'deferred');
+      }
+    }
+  }
+
+  private genericTracker(kind: 'sms' | 'universal' | 'directMessage'): GenericTracker {
+    return {
+      platform: platformValue(kind, this.options.platformNames),
+      logIncoming: (message) => this.track(kind, 'incoming', message),
+      logOutgoing: (message) => this.track(kind, 'outgoing', message),
+    };
+  }
+
+  private validate(record: TrackedRecord): ValidationIssue[] {
+    return validate(record.platform, record.type, record.body, { allowReferralEvent: this.options.allowReferralEvent });
+  }
+
+  private isIgnored(userId: string | undefined, record: TrackedRecord): boolean {
+    const ignore = this.hooks.ignoreUsers;
+    if (ignore === undefined || userId === undefined) return false;
+    if (this.ignoredUsers !== undefined) return this.ignoredUsers.has(userId);
+    try {
+      return (ignore as (id: string, r: TrackedRecord) => boolean)(userId, record) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  private refuse(error: TrackingError, platform: PlatformKind, type: RecordType): Promise<TrackResult> {
+    this.report(error, `${platform} ${type}`, { platform, type });
+    return handled(Promise.reject(error));
+  }
+
+  /** Every refused or given-up record ends here: the user's onError, or a rate-limited warning. */
+  private report(error: TrackingError, label: string, record?: { platform: PlatformKind; type: RecordType }): void {
+    if (this.hooks.onError !== undefined) {
+      try {
+        this.hooks.onError(error, record);
+      } catch {
+        // onError must not break delivery.
+      }
+      return;
+    }
+    const reason = error instanceof TrackingDeliveryError ? error.reason : error.name;
+    if (reason === ('unauthorized' satisfies DeliveryFailureReason)) {
+      if (this.keyProblemReported) return;
+      this.keyProblemReported = true;
+      this.log.error({ status: (error as TrackingDeliveryError).status }, error.message);
+      return;
+    }
+    const now = Date.now();
+    const window = this.reportWindows.get(reason);
+    if (window !== undefined && now - window.at < 10_000) {
+      window.suppressed++;
+      return;
+    }
+    const more = window !== undefined && window.suppressed > 0 ? ` (${window.suppressed} more like it since the last report)` : '';
+    this.reportWindows.set(reason, { at: now, suppressed: 0 });
+    this.log.warn({ reason, record: label }, `${error.message}${more}`);
+  }
+
+  private flushReportWindows(): void {
+    for (const [reason, window] of this.reportWindows) {
+      if (window.suppressed > 0) this.log.warn({ reason, count: window.suppressed }, `${window.suppressed} more records were refused or given up (${reason}) since the last report`);
+    }
+    this.reportWindows.clear();
+  }
+}
+
+/** The end user a record belongs to: it decides the delivery lane (order per user) and `ignoreUsers`. */
+export function userIdOf(record: TrackedRecord): string | undefined {
+  const body = record.body as Record<string, any>;
+  if (record.type !== 'event' && record.platform === 'messenger') {
+    return record.type === 'incoming' ? body.entry?.[0]?.messaging?.[0]?.sender?.id : body.json?.recipient?.id;
+  }
+  return body.userId;
+}

@@ -1,0 +1,141 @@
+/**
+ * What the local endpoint stores and what its read side returns. The spec shows no stored
+ * representation and no read operations, so these shapes are this package's own.
+ */
+import type { ApiVersion, PlatformKind, RecordType } from '../spec/index.js';
+
+/** The kind of a stored record: the spec's three, plus `generic` for the scripted form (spec rule 6). */
+export type StoredRecordType = RecordType | 'generic';
+
+/**
+ * One accepted tracking request, as it is kept in memory and written as one line of the NDJSON data file.
+ *
+ * @example
+ * {"seq":7,"receivedAt":"2025-01-02T10:11:12.345Z","platform":"universal","platformKind":"universal",
+ *  "v":"10.1.1-rest","type":"incoming","bot":"3f2a9c01d4e7","body":{"text":"hi","userId":"u1"}}
+ */
+export interface StoredRecord {
+  /** Position in the data file: starts at 1 and only grows. Gaps are possible (a failed write consumes a number). */
+  seq: number;
+  /** When the endpoint accepted the record (ISO 8601, UTC). Assigned by the endpoint, not the client. */
+  receivedAt: string;
+  /** The `platform` query value as sent, e.g. `twitter`; `null` for the scripted form. */
+  platform: string | null;
+  /** Which of the spec's platforms that value names; `null` for the scripted form. */
+  platformKind: PlatformKind | null;
+  /** The `v` query value; `null` for the scripted form. */
+  v: ApiVersion | null;
+  /** The `type` query value. */
+  type: StoredRecordType;
+  /** A fingerprint of the API key the record came with (12 hex digits of its SHA-256), never the key itself. */
+  bot: string;
+  /** The request body as received (keys named `__proto__` removed). */
+  body: unknown;
+}
+
+/** Where a transcript entry goes: from the user, from the bot, or an event. */
+export type Direction = 'incoming' | 'outgoing' | 'event';
+
+/** An intent as shown in a transcript. */
+export interface EntryIntent {
+  name: string;
+  inputs: { name: string; value: string }[];
+}
+
+/** A button as shown in a transcript. */
+export interface EntryButton {
+  id: string;
+  label: string;
+  value: string;
+}
+
+/** The event part of a transcript entry. */
+export interface EntryEvent {
+  /** The event's `name`. */
+  name: string;
+  /** `customEvent`, `revenueEvent`, `shareEvent`, `pageLaunchEvent` or `referralEvent`. */
+  type: string;
+  /** Revenue amount (revenue events only). */
+  amount?: number;
+  /** Revenue reference number, when given. */
+  referenceNumber?: string;
+}
+
+/**
+ * One message or event of a transcript, normalised for display whatever the platform shape.
+ * A messenger webhook record with several messaging items gives one entry per item.
+ */
+export interface TranscriptEntry {
+  /** `seq` of the stored record the entry comes from. */
+  seq: number;
+  /** When the endpoint received it (ISO 8601, UTC). */
+  time: string;
+  /** `platform` query value; `null` for the scripted form. */
+  platform: string | null;
+  /** The record's `type`; `generic` marks the scripted form. */
+  type: StoredRecordType;
+  direction: Direction;
+  /** The end user's id; `''` for scripted records, which carry none. */
+  userId: string;
+  /** Conversation id (see the README for how it is derived); falls back to the user id. */
+  conversationId: string;
+  text?: string;
+  intent?: EntryIntent;
+  buttons?: EntryButton[];
+  /** Id of the button the user clicked (`postback.buttonClick.buttonId`, or a messenger postback payload). */
+  clickedButton?: string;
+  /** Image URLs. */
+  images?: string[];
+  event?: EntryEvent;
+}
+
+/** One user in `/api/users`. */
+export interface UserSummary {
+  userId: string;
+  /** Platform of the user's latest record. */
+  platform: string | null;
+  firstActivity: string;
+  lastActivity: string;
+  /** Incoming and outgoing messages. */
+  messages: number;
+  events: number;
+  /** Distinct conversations the user took part in. */
+  conversations: number;
+}
+
+/** One conversation in `/api/conversations`. */
+export interface ConversationSummary {
+  conversationId: string;
+  /** The users seen in it, in order of first appearance. */
+  userIds: string[];
+  /** Platform of the conversation's latest record. */
+  platform: string | null;
+  firstActivity: string;
+  lastActivity: string;
+  messages: number;
+  events: number;
+}
+
+/** Counts over everything stored, as `/api/summary` returns them. */
+export interface TrackingSummary {
+  /** Stored records (one per accepted request). */
+  records: number;
+  /** Transcript entries that are messages (a messenger webhook record may hold several). */
+  messages: number;
+  events: number;
+  users: number;
+  conversations: number;
+  /** Records by `type`: incoming, outgoing, event, generic. */
+  byType: Record<string, number>;
+  /** Records by `platform` value; the scripted form counts under `(none)`. */
+  byPlatform: Record<string, number>;
+  /** Messages by intent name. */
+  byIntent: Record<string, number>;
+  /** Events by event type. */
+  byEventType: Record<string, number>;
+  /** Sum and number of revenue events' `amount` (total rounded to 6 decimals). */
+  revenue: { total: number; count: number };
+  /** `receivedAt` of the first and latest records; `null` when nothing is stored. */
+  firstAt: string | null;
+  lastAt: string | null;
+}
