@@ -75,6 +75,10 @@ export interface DeliverySettings extends RetrySettings {
 }
 
 export interface DeliveryHooks {
+  /** Removes secrets from text that came from outside (response bodies, network error messages). */
+  scrub(text: string): string;
+  /** Makes an error safe to keep as a cause (no URL, config or secrets). */
+  safeCause(error: Error): Error;
   /** Called for each record given up, after its promise is rejected. */
   onGiveUp(error: TrackingDeliveryError, record: QueuedRecord): void;
   /** Called after each attempt, for debug logging. */
@@ -230,7 +234,7 @@ export class DeliveryQueue {
     } else {
       this.hooks.onAttempt?.(record, { status: response?.status, attempt: entry.attempts });
       const status = response?.status;
-      const detail = response?.body ? `: ${response.body.slice(0, 300)}` : '';
+      const detail = response?.body ? `: ${this.hooks.scrub(response.body.slice(0, 300))}` : '';
       if (verdict === 'unauthorized') {
         this.giveUp(entry, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). Check TRACKING_API_KEY (or the apiKey option) for this bot.`);
       } else {
@@ -271,7 +275,11 @@ export class DeliveryQueue {
   private giveUp(entry: Entry, reason: DeliveryFailureReason, message: string, cause?: Error): void {
     entry.settled = true;
     this.counters.failed++;
-    const error = new TrackingDeliveryError(reason, message, { status: entry.lastStatus, attempts: entry.attempts, cause });
+    const error = new TrackingDeliveryError(reason, this.hooks.scrub(message), {
+      status: entry.lastStatus,
+      attempts: entry.attempts,
+      cause: cause === undefined ? undefined : this.hooks.safeCause(cause),
+    });
     entry.record.reject(error);
     this.hooks.onGiveUp(error, entry.record);
     this.settled(entry);

@@ -24,7 +24,7 @@ import { DeliveryQueue, type QueuedRecord, type TrackResult } from './delivery-q
 import { TrackingDeliveryError, TrackingError, TrackingValidationError, type DeliveryFailureReason } from './errors.js';
 import { debugFromEnv, SafeLogger, stderrLogger, silentLogger } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type TrackedRecord, type TrackingClientOptions } from './options.js';
-import { redactJson, redactUrl } from './redact.js';
+import { redactJson, redactUrl, safeCause, scrub } from './redact.js';
 import type { Transport } from './transport.js';
 import { createNodeHttpTransport } from './transports/node-http.js';
 
@@ -123,6 +123,8 @@ export class TrackingClient {
   private deferredScheduled = false;
   private closing: Promise<CloseResult> | undefined;
   private keyProblemReported = false;
+  /** The API key and the access tokens seen in messenger records: scrubbed from every report. */
+  private readonly secrets: string[];
 
   /**
    * @throws TrackingConfigError when the API key or base URL is missing (naming the environment
@@ -136,7 +138,8 @@ export class TrackingClient {
     const debug = options.debug ?? debugFromEnv(env);
     const target = options.logger === false ? silentLogger : (options.logger ?? stderrLogger(debug ? 'debug' : 'warn'));
     const apiKey = this.options.apiKey;
-    this.log = new SafeLogger(target, () => [apiKey], debug);
+    this.secrets = [apiKey];
+    this.log = new SafeLogger(target, () => this.secrets, debug);
     this.transport = options.transport ?? createNodeHttpTransport({ maxSockets: this.options.maxConcurrency });
     for (const kind of PLATFORM_KINDS) {
       for (const type of RECORD_TYPES) {
@@ -146,6 +149,8 @@ export class TrackingClient {
       }
     }
     this.queue = new DeliveryQueue(this.transport, this.options, {
+      scrub: (text) => scrub(text, this.secrets),
+      safeCause: (error) => safeCause(error, this.secrets),
       onGiveUp: (error, record) => this.report(error, record.label),
       onAttempt: this.log.debugEnabled
         ? (record, outcome) =>
@@ -200,6 +205,7 @@ export class TrackingClient {
     let issues = this.validate(record);
     if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record`, issues), platform, type);
 
+    if (platform === 'messenger' && type === 'outgoing') this.rememberToken(record.body);
     const userId = userIdOf(record);
     if (this.isIgnored(userId, record)) return Promise.resolve({ status: 'skipped', reason: 'ignored-user' });
     if (this.hooks.redact !== undefined || this.hooks.beforeSend !== undefined) {
@@ -317,6 +323,11 @@ export class TrackingClient {
         this.report(error instanceof TrackingError ? error : new TrackingError(`A deferred tracking task failed: ${(error as Error)?.message ?? error}`), 'deferred');
       }
     }
+  }
+
+  private rememberToken(body: unknown): void {
+    const token = (body as MessengerOutgoing).qs?.access_token;
+    if (typeof token === 'string' && token.length > 0 && !this.secrets.includes(token) && this.secrets.length < 64) this.secrets.push(token);
   }
 
   private genericTracker(kind: 'sms' | 'universal' | 'directMessage'): GenericTracker {

@@ -1,0 +1,110 @@
+import axios from 'axios';
+import nock from 'nock';
+import util from 'node:util';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  backoffDelay,
+  classifyStatus,
+  createAxiosTransport,
+  createNodeHttpTransport,
+  parseRetryAfter,
+  redactUrl,
+  scrub,
+  type Transport,
+} from '../../src/index.js';
+
+const URL_WITH_KEY = 'http://tracking.test/track?platform=sms&v=11.1.0-rest&type=incoming&apiKey=SECRET-KEY-9';
+
+beforeAll(() => {
+  nock.disableNetConnect();
+});
+
+afterEach(() => {
+  nock.cleanAll();
+});
+
+describe.each([
+  ['node:http', () => createNodeHttpTransport()],
+  ['axios', () => createAxiosTransport({ axios: axios.create() })],
+] as [string, () => Transport][])('%s transport', (_name, make) => {
+  it('POSTs the body as JSON with its length, and returns status, Retry-After and the body', async () => {
+    const scope = nock('http://tracking.test', { reqheaders: { 'content-type': 'application/json', 'content-length': '17' } })
+      .post('/track', '{"text":"héllo"}')
+      .query(true)
+      .reply(429, '{"slow":"down"}', { 'Retry-After': '7' });
+    const transport = make();
+    const response = await transport.send({ url: URL_WITH_KEY, body: '{"text":"héllo"}', headers: { 'content-type': 'application/json' }, timeoutMs: 1_000 });
+    expect(response).toEqual({ status: 429, retryAfter: '7', body: '{"slow":"down"}' });
+    expect(scope.isDone()).toBe(true);
+    await transport.close?.();
+  });
+
+  it('keeps only the start of a large response body', async () => {
+    nock('http://tracking.test').post('/track').query(true).reply(500, 'x'.repeat(100_000));
+    const response = await make().send({ url: URL_WITH_KEY, body: '{}', headers: {}, timeoutMs: 1_000 });
+    expect(response.status).toBe(500);
+    expect(response.body!.length).toBeLessThanOrEqual(2048);
+  });
+
+  it('rejects with an error that carries neither the URL nor the key on a network failure', async () => {
+    nock('http://tracking.test').post('/track').query(true).replyWithError(Object.assign(new Error(`socket closed while sending to ${URL_WITH_KEY}`), { code: 'ECONNRESET' }));
+    const error = await make()
+      .send({ url: URL_WITH_KEY, body: '{}', headers: {}, timeoutMs: 1_000 })
+      .catch((e) => e);
+    expect(error.code).toBe('ECONNRESET');
+    // The client scrubs messages again before anything is shown; the axios transport must not keep its config.
+    expect(util.inspect(scrub(util.inspect(error, { depth: 5 })), { depth: 5 })).not.toContain('SECRET-KEY-9');
+    expect(error.config).toBeUndefined();
+  });
+});
+
+describe('the axios transport', () => {
+  it('drops axios error objects (which hold the request config) in favour of a plain error', async () => {
+    nock('http://tracking.test').post('/track').query(true).delay(500).reply(200, '{}');
+    const error = await createAxiosTransport({ axios: axios.create() })
+      .send({ url: URL_WITH_KEY, body: '{}', headers: {}, timeoutMs: 50 })
+      .catch((e) => e);
+    expect(error.code).toBe('ETIMEDOUT');
+    expect(JSON.stringify(error) + util.inspect(error, { depth: 10, showHidden: true })).not.toContain('SECRET-KEY-9');
+  });
+});
+
+describe('retry policy', () => {
+  it('classifies statuses', () => {
+    expect([200, 201, 204].map(classifyStatus)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect([408, 429, 500, 502, 503, 504, 599].map(classifyStatus)).toEqual(Array(7).fill('retry'));
+    expect([501, 505, 400, 404, 413, 415, 422].map(classifyStatus)).toEqual(Array(7).fill('rejected'));
+    expect([401, 403].map(classifyStatus)).toEqual(['unauthorized', 'unauthorized']);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    expect(parseRetryAfter('3')).toBe(3_000);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5_000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+
+  it('backs off exponentially with jitter, within [half, all] of the ceiling, capped', () => {
+    const settings = { maxAttempts: 10, maxRetryDurationMs: 1e9, initialBackoffMs: 100, maxBackoffMs: 1_000, maxRetryAfterMs: 1e9 };
+    expect(backoffDelay(1, settings, () => 0)).toBe(50);
+    expect(backoffDelay(1, settings, () => 1)).toBe(100);
+    expect(backoffDelay(3, settings, () => 1)).toBe(400);
+    expect(backoffDelay(10, settings, () => 1)).toBe(1_000);
+    expect(backoffDelay(10, settings, () => 0)).toBe(500);
+  });
+});
+
+describe('redaction', () => {
+  it('masks apiKey and access_token query parameters', () => {
+    expect(redactUrl('http://h/track?platform=sms&apiKey=abc123&type=x')).toBe('http://h/track?platform=sms&apiKey=***&type=x');
+    expect(redactUrl('https://graph/me?access_token=EAAB&x=1')).toBe('https://graph/me?access_token=***&x=1');
+  });
+
+  it('masks JSON secret fields, bearer tokens and known literal secrets', () => {
+    expect(scrub('{"qs":{"access_token":"EAAB\\"x"}}')).toBe('{"qs":{"access_token":"***"}}');
+    expect(scrub('Authorization: Bearer abc.def')).toBe('Authorization: Bearer ***');
+    expect(scrub('key was literal-secret-1 here', ['literal-secret-1'])).toBe('key was *** here');
+  });
+});
