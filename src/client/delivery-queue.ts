@@ -8,6 +8,7 @@
  */
 import { TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
 import { classifyStatus, nextDelay, type RetrySettings } from './retry.js';
+import type { PlatformKind, RecordType } from '../spec/index.js';
 import type { Transport, TransportResponse } from './transport.js';
 
 /** A record was accepted by the endpoint. */
@@ -36,6 +37,8 @@ export interface QueuedRecord {
   laneKey: string;
   /** Short description for reports, such as `facebook outgoing` (never content). */
   label: string;
+  platform: PlatformKind;
+  type: RecordType;
   resolve(result: DeliveredResult): void;
   reject(error: TrackingDeliveryError): void;
 }
@@ -66,6 +69,7 @@ export interface DeliveryCounters {
   retried: number;
   failed: number;
   dropped: number;
+  persisted: number;
 }
 
 export interface DeliverySettings extends RetrySettings {
@@ -81,6 +85,11 @@ export interface DeliveryHooks {
   safeCause(error: Error): Error;
   /** Called for each record given up, after its promise is rejected. */
   onGiveUp(error: TrackingDeliveryError, record: QueuedRecord): void;
+  /**
+   * Offered each record about to be given up for a reason that a later process could overcome
+   * (an outage, the close deadline). Returns true when it saved the record to disk.
+   */
+  persist?(record: QueuedRecord): boolean;
   /** Called after each attempt, for debug logging. */
   onAttempt?(record: QueuedRecord, outcome: { status?: number; error?: Error; attempt: number; delayMs?: number }): void;
 }
@@ -92,6 +101,7 @@ interface FlushWaiter {
 }
 
 const HEADERS = Object.freeze({ 'content-type': 'application/json' });
+const PERSISTABLE: ReadonlySet<DeliveryFailureReason> = new Set(['retries-exhausted', 'retry-budget-exceeded', 'close-deadline']);
 
 export class DeliveryQueue {
   private readonly lanes = new Map<string, Lane>();
@@ -103,7 +113,7 @@ export class DeliveryQueue {
   private inFlight = 0;
   private seq = 0;
   private pumpScheduled = false;
-  readonly counters: DeliveryCounters = { delivered: 0, retried: 0, failed: 0, dropped: 0 };
+  readonly counters: DeliveryCounters = { delivered: 0, retried: 0, failed: 0, dropped: 0, persisted: 0 };
 
   constructor(
     private readonly transport: Transport,
@@ -274,7 +284,13 @@ export class DeliveryQueue {
 
   private giveUp(entry: Entry, reason: DeliveryFailureReason, message: string, cause?: Error): void {
     entry.settled = true;
-    this.counters.failed++;
+    if (PERSISTABLE.has(reason) && this.hooks.persist?.(entry.record)) {
+      reason = 'persisted';
+      message = `${message}. It was saved to persistDir; a client started with the same persistDir will send it.`;
+      this.counters.persisted++;
+    } else {
+      this.counters.failed++;
+    }
     const error = new TrackingDeliveryError(reason, this.hooks.scrub(message), {
       status: entry.lastStatus,
       attempts: entry.attempts,

@@ -60,8 +60,8 @@ export type DeliveryFailureReason =
   | 'retries-exhausted'
   /** Retrying would exceed the record's total time budget (`maxRetryDurationMs`). */
   | 'retry-budget-exceeded'
-  /** The record could not be serialized (for example a cycle or a BigInt). */
-  | 'unserializable';
+  /** Not delivered by this process, but saved to `persistDir`: the next client started with that directory sends it. */
+  | 'persisted';
 
 /**
  * A record was given up: it will not be delivered. `reason` says why; `status` is the last

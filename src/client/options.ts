@@ -75,6 +75,22 @@ export interface TrackingClientOptions {
    * logger, at most one line per reason every 10 s (with a count of the ones in between).
    */
   onError?: (error: TrackingError, record: { type: RecordType; platform: PlatformKind } | undefined) => void;
+  /**
+   * Opt-in disk persistence: a directory where records that could not be delivered (queue
+   * overflow, an outage that outlasts the retries, `close()` at its deadline) are written instead
+   * of being lost, in files of mode 0600. A client started later with the same directory re-sends
+   * them, paced. Default: none (such records are given up and reported).
+   */
+  persistDir?: string;
+  /** Most bytes `persistDir` may hold; records past it are given up and reported. Default 50 MiB. */
+  maxPersistBytes?: number;
+  /**
+   * Close the client when the process receives these signals: deliver what is pending within
+   * `closeTimeoutMs`, report (and with `persistDir`, save) what could not be delivered, then let
+   * the signal take its course (the process exits, unless the application has its own listener).
+   * `true` means `['SIGTERM', 'SIGINT']`. Default: off.
+   */
+  closeOnSignals?: boolean | readonly NodeJS.Signals[];
   /** Environment to read defaults from. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
@@ -86,6 +102,7 @@ export interface ResolvedOptions extends DeliverySettings {
   allowReferralEvent: boolean;
   closeTimeoutMs: number;
   maxBodyBytes: number;
+  maxPersistBytes: number;
 }
 
 const NUMERIC_DEFAULTS = {
@@ -99,6 +116,7 @@ const NUMERIC_DEFAULTS = {
   maxRetryAfterMs: 30_000,
   closeTimeoutMs: 10_000,
   maxBodyBytes: 1024 * 1024,
+  maxPersistBytes: 50 * 1024 * 1024,
 } as const;
 
 type NumericOption = keyof typeof NUMERIC_DEFAULTS;

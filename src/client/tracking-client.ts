@@ -24,6 +24,7 @@ import { DeliveryQueue, type QueuedRecord, type TrackResult } from './delivery-q
 import { TrackingDeliveryError, TrackingError, TrackingValidationError, type DeliveryFailureReason } from './errors.js';
 import { debugFromEnv, SafeLogger, stderrLogger, silentLogger } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type TrackedRecord, type TrackingClientOptions } from './options.js';
+import { RecordStore, type PersistedRecord } from './persistence.js';
 import { redactJson, redactUrl, safeCause, scrub } from './redact.js';
 import type { Transport } from './transport.js';
 import { createNodeHttpTransport } from './transports/node-http.js';
@@ -42,6 +43,8 @@ export interface TrackingStats {
   failed: number;
   /** Records refused without being tried: queue full, or logged after `close()`. */
   dropped: number;
+  /** Records saved to `persistDir` for a later client to send. */
+  persisted: number;
 }
 
 /** What `close()` reports. */
@@ -125,6 +128,10 @@ export class TrackingClient {
   private keyProblemReported = false;
   /** The API key and the access tokens seen in messenger records: scrubbed from every report. */
   private readonly secrets: string[];
+  private readonly store: RecordStore | undefined;
+  /** Stops a replay under way, saving back what it has not queued yet. */
+  private stopReplay: (() => void) | undefined;
+  private readonly signalHandlers = new Map<NodeJS.Signals, () => void>();
 
   /**
    * @throws TrackingConfigError when the API key or base URL is missing (naming the environment
@@ -141,6 +148,7 @@ export class TrackingClient {
     this.secrets = [apiKey];
     this.log = new SafeLogger(target, () => this.secrets, debug);
     this.transport = options.transport ?? createNodeHttpTransport({ maxSockets: this.options.maxConcurrency });
+    this.store = options.persistDir === undefined ? undefined : new RecordStore(options.persistDir, this.options.maxPersistBytes);
     for (const kind of PLATFORM_KINDS) {
       for (const type of RECORD_TYPES) {
         const platform = platformValue(kind, this.options.platformNames);
@@ -150,6 +158,7 @@ export class TrackingClient {
     }
     this.queue = new DeliveryQueue(this.transport, this.options, {
       scrub: (text) => scrub(text, this.secrets),
+      persist: this.store === undefined ? undefined : (record) => this.persist([record]) === 1,
       safeCause: (error) => safeCause(error, this.secrets),
       onGiveUp: (error, record) => this.report(error, record.label),
       onAttempt: this.log.debugEnabled
@@ -170,6 +179,8 @@ export class TrackingClient {
       logOutgoing: (requestData, responseBody) =>
         this.track('messenger', 'outgoing', responseBody === undefined ? requestData : { ...requestData, responseBody }),
     };
+    if (this.store !== undefined) this.replay(this.store);
+    if (options.closeOnSignals) this.listenForSignals(options.closeOnSignals === true ? ['SIGTERM', 'SIGINT'] : options.closeOnSignals);
   }
 
   /** The wire value of a platform kind, as configured (`platformNames`). */
@@ -234,17 +245,100 @@ export class TrackingClient {
     }
     if (this.log.debugEnabled) this.log.debug({ url: redactUrl(target.url), body: redactJson(json) }, `queued ${target.label} record`);
 
+    return this.enqueue(platform, type, json, userId ?? '');
+  }
+
+  /** Queues a validated, serialized record; when the queue is full, saves it to disk or drops it. */
+  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string): Promise<TrackResult> {
+    const target = this.urls.get(`${platform}|${type}`)!;
     let queued!: QueuedRecord;
     const promise = new Promise<TrackResult>((resolve, reject) => {
-      queued = { url: target.url, body: json, laneKey: userId ?? '', label: target.label, resolve, reject };
+      queued = { url: target.url, body: json, laneKey, label: target.label, platform, type, resolve, reject };
     });
     if (!this.queue.enqueue(queued)) {
-      this.queue.counters.dropped++;
-      const error = new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); the ${target.label} record was dropped. The endpoint may be down or slow; raise maxQueueSize or check TRACKING_BASE_URL.`);
+      const full = `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize})`;
+      let error: TrackingDeliveryError;
+      if (this.persist([queued]) === 1) {
+        this.queue.counters.persisted++;
+        error = new TrackingDeliveryError('persisted', `${full}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`);
+      } else {
+        this.queue.counters.dropped++;
+        error = new TrackingDeliveryError('queue-full', `${full}; the ${target.label} record was dropped. The endpoint may be down or slow; raise maxQueueSize, set persistDir, or check TRACKING_BASE_URL.`);
+      }
       queued.reject(error);
       this.report(error, target.label);
     }
     return handled(promise);
+  }
+
+  private persist(records: readonly QueuedRecord[]): number {
+    if (this.store === undefined) return 0;
+    return this.store.save(records.map((r): PersistedRecord => ({ platform: r.platform, type: r.type, body: r.body })));
+  }
+
+  /**
+   * Re-sends what an earlier process saved to `persistDir`: a batch at a time, only while the
+   * queue has room, so a large backlog neither floods the endpoint nor crowds out live records.
+   * The files are deleted once every record in them has settled (given-up ones are saved again).
+   */
+  private replay(store: RecordStore): void {
+    const { records, release } = store.claim();
+    if (records.length === 0) {
+      release();
+      return;
+    }
+    this.log.info({ records: records.length }, `re-sending ${records.length} records saved in persistDir by an earlier process`);
+    let next = 0;
+    let unsettled = records.length;
+    const settledOne = () => {
+      if (--unsettled === 0) release();
+    };
+    const batch = Math.max(1, Math.min(100, Math.floor(this.options.maxQueueSize / 4)));
+    let timer: NodeJS.Timeout | undefined;
+    this.stopReplay = () => {
+      clearTimeout(timer);
+      this.stopReplay = undefined;
+      // What has not been queued yet goes back to disk untouched.
+      const rest = records.slice(next);
+      const saved = store.save(rest);
+      if (saved < rest.length) this.log.warn({ records: rest.length - saved }, `${rest.length - saved} saved records could not be saved again (maxPersistBytes)`);
+      unsettled -= rest.length;
+      next = records.length;
+      if (unsettled === 0) release();
+    };
+    const tick = () => {
+      const room = this.options.maxQueueSize - this.queue.size;
+      const end = Math.min(records.length, next + Math.min(batch, Math.max(0, room - batch)));
+      for (; next < end; next++) {
+        const record = records[next];
+        const userId = safeUserId(record);
+        this.enqueue(record.platform, record.type, record.body, userId).then(settledOne, settledOne);
+      }
+      if (next < records.length) timer = setTimeout(tick, 100);
+      else this.stopReplay = undefined;
+    };
+    timer = setTimeout(tick, 0);
+  }
+
+  private listenForSignals(signals: readonly NodeJS.Signals[]): void {
+    for (const signal of signals) {
+      const handler = () => {
+        for (const [s, h] of this.signalHandlers) process.off(s, h);
+        this.signalHandlers.clear();
+        this.log.info({ signal }, `${signal}: delivering pending records before exit`);
+        void this.close().then((result) => {
+          const { stats } = result;
+          const lost = result.abandoned;
+          const line = `${signal}: tracking closed: ${stats.delivered} delivered, ${stats.failed} given up, ${stats.dropped} dropped, ${stats.persisted} saved to persistDir, ${lost} abandoned at the deadline`;
+          if (lost > 0 || stats.failed > 0 || stats.dropped > 0) this.log.warn({ ...stats, abandoned: lost }, line);
+          else this.log.info({ ...stats }, line);
+          // Let the signal take its course, unless the application listens for it itself.
+          if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+        });
+      };
+      this.signalHandlers.set(signal, handler);
+      process.once(signal, handler);
+    }
   }
 
   /**
@@ -279,6 +373,7 @@ export class TrackingClient {
    */
   close(timeoutMs: number = this.options.closeTimeoutMs): Promise<CloseResult> {
     if (this.closing === undefined) {
+      this.stopReplay?.();
       this.runDeferred();
       this.closing = this.shutdown(timeoutMs);
     }
@@ -298,6 +393,8 @@ export class TrackingClient {
     });
     const outcome = await Promise.race([this.queue.flush().then(() => 'flushed' as const), deadline]);
     clearTimeout(timer);
+    for (const [s, h] of this.signalHandlers) process.off(s, h);
+    this.signalHandlers.clear();
     let abandoned = 0;
     if (outcome === 'deadline') {
       abandoned = this.queue.abandon('close-deadline', `close() reached its deadline (${timeoutMs} ms) before this record could be delivered.`);
@@ -391,6 +488,14 @@ export class TrackingClient {
       if (window.suppressed > 0) this.log.warn({ reason, count: window.suppressed }, `${window.suppressed} more records were refused or given up (${reason}) since the last report`);
     }
     this.reportWindows.clear();
+  }
+}
+
+function safeUserId(record: PersistedRecord): string {
+  try {
+    return userIdOf({ platform: record.platform, type: record.type, body: JSON.parse(record.body) }) ?? '';
+  } catch {
+    return '';
   }
 }
 

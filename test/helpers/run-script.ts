@@ -1,5 +1,5 @@
 /**
- * Runs a TypeScript file in a child Node process (through tsx) and collects what it printed.
+ * Runs a TypeScript file in a child Node process (tsx loaded in-process) and collects what it printed.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -13,16 +13,21 @@ export interface ScriptResult {
   ms: number;
 }
 
-const TSX = path.resolve('node_modules/.bin/tsx');
+export interface ScriptOptions {
+  env?: Record<string, string>;
+  /** Kill the child (SIGKILL) after this long. Default 15 s. */
+  timeoutMs?: number;
+  args?: string[];
+}
 
-/** Runs `file` with tsx; kills it after `timeoutMs` (then `signal` is SIGKILL). */
-export function runScript(file: string, options: { env?: Record<string, string>; timeoutMs?: number; args?: string[] } = {}): Promise<ScriptResult> {
+/** Starts `file` in a node process of its own; `pid` is the script's own process, so it can be signalled. */
+export function startScript(file: string, options: ScriptOptions = {}): { pid: number; result: Promise<ScriptResult> } {
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [file, ...(options.args ?? [])], {
-      env: { ...process.env, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(file), ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const result = new Promise<ScriptResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -34,4 +39,10 @@ export function runScript(file: string, options: { env?: Record<string, string>;
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
     });
   });
+  return { pid: child.pid ?? -1, result };
+}
+
+/** Runs `file` to the end and returns what it printed and how it exited. */
+export function runScript(file: string, options: ScriptOptions = {}): Promise<ScriptResult> {
+  return startScript(file, options).result;
 }
