@@ -3,3 +3,4 @@
  */
 export * from './spec/index.js';
 export * from './client/index.js';
+export * from './botbuilder/index.js';

@@ -347,8 +347,12 @@ export class TrackingClient {
    * keep mapping and validation out of a bot's turn. A task that throws is reported, never rethrown.
    */
   defer(task: () => void): void {
-    if (this.closing !== undefined) return;
-    if (this.deferred.length >= this.options.maxQueueSize) {
+    if (this.closing !== undefined) {
+      this.queue.counters.dropped++;
+      this.report(new TrackingDeliveryError('client-closed', 'A record was logged after close(); it was not sent. Close the client after the bot stops taking turns.'), 'deferred');
+      return;
+    }
+    if (this.deferred.length + this.queue.size >= this.options.maxQueueSize) {
       this.queue.counters.dropped++;
       this.report(new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); a record was dropped.`), 'deferred');
       return;

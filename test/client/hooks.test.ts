@@ -126,6 +126,18 @@ describe('defer', () => {
     expect(sink.requests.map((r) => r.body.text)).toEqual(['deferred']);
   });
 
+  it('refuses tasks after close(), counting and reporting them', async () => {
+    const errors: string[] = [];
+    const c = make({ onError: (e) => errors.push((e as { reason?: string }).reason ?? e.name) });
+    await c.close();
+    let ran = false;
+    c.defer(() => void (ran = true));
+    await new Promise((r) => setImmediate(r));
+    expect(ran).toBe(false);
+    expect(c.stats().dropped).toBe(1);
+    expect(errors).toEqual(['client-closed']);
+  });
+
   it('reports a task that throws instead of rethrowing it', async () => {
     const errors: string[] = [];
     const c = make({ onError: (e) => errors.push(e.message) });

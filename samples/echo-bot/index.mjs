@@ -1,0 +1,30 @@
+// Echo bot on CloudAdapter over HTTP, with conversation analytics.
+//   TRACKING_API_KEY=... TRACKING_BASE_URL=http://127.0.0.1:3979 npm run sample:echo
+// then talk to it with the Bot Framework Emulator at http://127.0.0.1:3978/api/messages (no app id).
+import { CloudAdapter, ConfigurationBotFrameworkAuthentication } from 'botbuilder';
+import { TrackingMiddleware } from 'botbuilder-conversation-analytics';
+import { onTurnError, startBotServer } from '../lib/bot-server.mjs';
+import { EchoBot } from './bot.mjs';
+
+// An empty app id and password skip Bot Framework authentication: fine for local use only.
+const auth = new ConfigurationBotFrameworkAuthentication({
+  MicrosoftAppId: process.env.MicrosoftAppId ?? '',
+  MicrosoftAppPassword: process.env.MicrosoftAppPassword ?? '',
+});
+const adapter = new CloudAdapter(auth);
+onTurnError(adapter);
+
+// Reads TRACKING_API_KEY and TRACKING_BASE_URL; throws a TrackingConfigError saying what to set when they are missing.
+const tracking = new TrackingMiddleware();
+adapter.use(tracking);
+
+const { url, close } = await startBotServer({ adapter, bot: new EchoBot(), port: Number(process.env.PORT ?? 3978) });
+console.log(`Echo bot listening on ${url}`);
+
+async function shutdown() {
+  await close();
+  await tracking.client.close(); // sends what is still queued
+  process.exit(0);
+}
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);
