@@ -29,7 +29,7 @@ export interface StoredRecord {
   type: StoredRecordType;
   /** A fingerprint of the API key the record came with (12 hex digits of its SHA-256), never the key itself. */
   bot: string;
-  /** The request body as received (keys named `__proto__` removed). */
+  /** The request body as received, minus keys that could alter prototypes (`__proto__`, and `constructor` holding a `prototype`). */
   body: unknown;
 }
 

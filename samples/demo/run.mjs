@@ -1,0 +1,85 @@
+// `npm start`: the one-command demo. It starts the bundled tracking endpoint on a free loopback
+// port, runs the pizza bot on a real CloudAdapter over loopback HTTP with TrackingMiddleware,
+// plays a scripted conversation (webchat and messenger users), and prints what the endpoint
+// received: transcripts and a summary. No key and no network beyond loopback.
+//
+//   npm start                 run the demo and exit
+//   npm start -- --serve      keep the endpoint (and its page) running afterwards, until Ctrl-C
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CloudAdapter, ConfigurationBotFrameworkAuthentication } from 'botbuilder';
+import { TrackingClient, TrackingMiddleware } from 'botbuilder-conversation-analytics';
+import { startTrackingEndpoint } from 'botbuilder-conversation-analytics/endpoint';
+import { onTurnError, startBotServer } from '../lib/bot-server.mjs';
+import { startChannelService } from '../lib/channel-service.mjs';
+import { SCRIPT } from './conversation.mjs';
+import { PizzaBot } from './pizza-bot.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const cli = path.resolve(here, '../../dist/cli.js');
+const serve = process.argv.includes('--serve');
+const API_KEY = 'demo-key-0001';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'conversation-analytics-demo-'));
+const endpoint = await startTrackingEndpoint({ port: 0, apiKeys: [API_KEY], dataFile: path.join(dataDir, 'records.ndjson'), log: () => undefined });
+const channel = await startChannelService('reply-');
+
+const adapter = new CloudAdapter(new ConfigurationBotFrameworkAuthentication({})); // no app id: local use only
+onTurnError(adapter);
+const client = new TrackingClient({ apiKey: API_KEY, baseUrl: endpoint.url });
+adapter.use(new TrackingMiddleware(client));
+const bot = await startBotServer({ adapter, bot: new PizzaBot(), port: 0 });
+
+console.log(`Tracking endpoint: ${endpoint.url}`);
+console.log(`Bot (CloudAdapter): ${bot.url}\n`);
+console.log('The conversation:');
+
+let failed = false;
+for (const [index, step] of SCRIPT.entries()) {
+  const activity = { ...step, id: `activity-${index + 1}`, serviceUrl: channel.url, timestamp: new Date().toISOString() };
+  const before = channel.sent.length;
+  const res = await fetch(bot.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(activity) });
+  if (!res.ok) {
+    failed = true;
+    console.error(`  the bot answered HTTP ${res.status} to "${step.text}"`);
+  }
+  console.log(`  ${step.from.name} (${step.channelId}): ${step.text}`);
+  for (const { activity: reply } of channel.sent.slice(before)) {
+    if (reply?.type !== 'message') continue;
+    const card = reply.attachments?.length ? ` [card: ${reply.attachments.map((a) => a.content?.title ?? a.contentType).join(', ')}]` : '';
+    console.log(`    PizzaBot: ${reply.text ?? ''}${card}`);
+  }
+}
+
+await client.flush();
+const stats = client.stats();
+console.log(`\nTracking: ${stats.delivered} records delivered, ${stats.failed} given up, ${stats.dropped} dropped.\n`);
+if (stats.failed > 0 || stats.dropped > 0) failed = true;
+
+console.log('What the tracking endpoint received:\n');
+const { stdout } = await promisify(execFile)(process.execPath, [cli, 'transcript', '--url', endpoint.url, '--key', API_KEY]);
+process.stdout.write(stdout);
+
+await bot.close();
+await client.close();
+await channel.close();
+
+if (serve) {
+  console.log(`\nThe endpoint keeps running at ${endpoint.url} (page: ${endpoint.url}/). Press Ctrl-C to stop.`);
+  const stop = async () => {
+    await endpoint.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+} else {
+  console.log(`\nRun \`npm start -- --serve\` to keep the endpoint running and open ${endpoint.url}/ in a browser.`);
+  await endpoint.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  process.exitCode = failed ? 1 : 0;
+}

@@ -1,0 +1,161 @@
+/**
+ * Turning rows of a CSV or JSONL export (support tickets, survey answers, chat archives) into
+ * universal-platform messages, and checking each against the spec before anything is sent.
+ */
+import { validate, type Intent, type Message, type ValidationIssue } from '../spec/index.js';
+import { UsageError } from './command.js';
+import { parseCsv } from './csv.js';
+
+/** One row of the source file. */
+export interface SourceRow {
+  /** 1-based number of the data row (the CSV header is not counted). */
+  row: number;
+  /** 1-based line of the file the row starts on. */
+  line: number;
+  /** Column (or field) name → value. */
+  values: Record<string, unknown>;
+  /** Set when the row could not be read at all (not JSON, wrong number of CSV fields). */
+  error?: string;
+}
+
+/** The rows of a file, and the column names when the format has a header. */
+export interface SourceRows {
+  rows: SourceRow[];
+  columns?: string[];
+}
+
+/** Reads CSV text: the first record is the header. Throws `CsvError` when the text is not CSV. */
+export function csvRows(text: string): SourceRows {
+  const [header, ...records] = parseCsv(text);
+  if (!header) return { rows: [], columns: [] };
+  const columns = header.fields.map((name) => name.trim());
+  const rows = records.map((record, index): SourceRow => {
+    const values: Record<string, unknown> = Object.create(null);
+    columns.forEach((column, i) => {
+      if (!(column in values)) values[column] = record.fields[i];
+    });
+    const row: SourceRow = { row: index + 1, line: record.line, values };
+    if (record.fields.length !== columns.length) row.error = `has ${record.fields.length} fields but the header has ${columns.length}`;
+    return row;
+  });
+  return { rows, columns };
+}
+
+/** Reads JSONL text: one JSON object per line; blank lines are skipped. */
+export function jsonlRows(text: string): SourceRows {
+  const rows: SourceRow[] = [];
+  text.replace(/^\uFEFF/, '').split(/\r?\n/).forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    const row: SourceRow = { row: rows.length + 1, line: index + 1, values: Object.create(null) };
+    try {
+      const value: unknown = JSON.parse(raw);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) Object.assign(row.values, value);
+      else row.error = 'is not a JSON object';
+    } catch {
+      row.error = 'is not valid JSON';
+    }
+    rows.push(row);
+  });
+  return { rows };
+}
+
+/** Which column (or JSON field) holds each part of a message. */
+export interface FieldMap {
+  text: string;
+  userId: string;
+  direction: string;
+  intent: string;
+  conversationId: string;
+  /** Intent input name → column. */
+  inputs: Record<string, string>;
+}
+
+const FIELDS = ['text', 'userId', 'direction', 'intent', 'conversationId'] as const;
+
+/**
+ * Reads `--map` values such as `text=body,userId=customer,input.size=size`. Fields not mapped
+ * read the column of the same name. Throws `UsageError` for a malformed pair or an unknown field.
+ */
+export function parseFieldMap(specs: readonly string[]): { map: FieldMap; explicit: Set<string> } {
+  const map: FieldMap = { text: 'text', userId: 'userId', direction: 'direction', intent: 'intent', conversationId: 'conversationId', inputs: {} };
+  const explicit = new Set<string>();
+  for (const pair of specs.flatMap((spec) => spec.split(',')).map((p) => p.trim()).filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    const field = pair.slice(0, eq).trim();
+    const column = pair.slice(eq + 1).trim();
+    if (eq <= 0 || column === '') throw new UsageError(`--map takes field=column pairs, such as text=body,userId=customer; got "${pair}".`);
+    if (field.startsWith('input.') && field.length > 6) map.inputs[field.slice(6)] = column;
+    else if ((FIELDS as readonly string[]).includes(field)) map[field as (typeof FIELDS)[number]] = column;
+    else throw new UsageError(`--map: unknown field "${field}"; the fields are ${FIELDS.join(', ')} and input.NAME.`);
+    explicit.add(field);
+  }
+  return { map, explicit };
+}
+
+/**
+ * Checks a field map against a CSV header: text and userId must have a column, and so must every
+ * field mapped explicitly. Throws `UsageError` naming the missing column and the columns there are.
+ */
+export function checkColumns(map: FieldMap, explicit: ReadonlySet<string>, columns: readonly string[]): void {
+  const needed: [string, string][] = [['text', map.text], ['userId', map.userId]];
+  for (const field of FIELDS) if (explicit.has(field) && field !== 'text' && field !== 'userId') needed.push([field, map[field]]);
+  for (const [name, column] of Object.entries(map.inputs)) needed.push([`input.${name}`, column]);
+  for (const [field, column] of needed) {
+    if (!columns.includes(column)) {
+      throw new UsageError(`the file has no column "${column}" for ${field}; its columns are ${columns.map((c) => JSON.stringify(c)).join(', ')}. Map one with --map ${field}=COLUMN.`);
+    }
+  }
+}
+
+/** A row ready to send, or the reason it is refused. */
+export type PreparedRow =
+  | { ok: true; row: SourceRow; direction: 'incoming' | 'outgoing'; message: Message }
+  | { ok: false; row: SourceRow; reason: string };
+
+function asText(value: unknown): unknown {
+  return typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+}
+
+function directionOf(value: unknown): 'incoming' | 'outgoing' | undefined {
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : value === undefined || value === null ? '' : '?';
+  if (['', 'incoming', 'in', 'inbound', 'user', 'customer'].includes(word)) return 'incoming';
+  if (['outgoing', 'out', 'outbound', 'bot', 'agent'].includes(word)) return 'outgoing';
+  return undefined;
+}
+
+function intentOf(value: unknown, values: Record<string, unknown>, map: FieldMap): unknown {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') return value;
+  const inputs = Object.entries(map.inputs)
+    .map(([name, column]) => ({ name, value: asText(values[column]) }))
+    .filter((input) => input.value !== undefined && input.value !== '');
+  return { name: value.trim(), inputs } as Intent;
+}
+
+function explain(issue: ValidationIssue, map: FieldMap): string {
+  const top = issue.path.split(/[.[]/)[0];
+  const column = (FIELDS as readonly string[]).includes(top) && map[top as (typeof FIELDS)[number]] !== top ? ` (column "${map[top as (typeof FIELDS)[number]]}")` : '';
+  return issue.received === 'missing'
+    ? `${issue.path}${column} is required but missing`
+    : `${issue.path}${column}: expected ${issue.expected}, got ${issue.received}`;
+}
+
+/**
+ * Builds the universal-platform message of a row and checks it against the spec. The whole
+ * source row goes into `platformJson.original`, with where it came from in `platformJson.source`.
+ */
+export function prepareRow(row: SourceRow, map: FieldMap, file: string): PreparedRow {
+  if (row.error) return { ok: false, row, reason: row.error };
+  const { values } = row;
+  const direction = directionOf(values[map.direction]);
+  if (!direction) return { ok: false, row, reason: `${map.direction}: expected incoming or outgoing (also in/out, user/bot, customer/agent), got ${JSON.stringify(values[map.direction])}` };
+  const conversationId = asText(values[map.conversationId]);
+  const platformJson: Record<string, unknown> = { source: { file, row: row.row, line: row.line }, original: { ...values } };
+  if (typeof conversationId === 'string' && conversationId !== '') platformJson.conversation = { id: conversationId };
+  const message = { text: asText(values[map.text]), userId: asText(values[map.userId]), platformJson } as Message;
+  const intent = intentOf(values[map.intent], values, map);
+  if (intent !== undefined) message.intent = intent as Intent;
+  const issues = validate('universal', direction, message);
+  if (issues.length > 0) return { ok: false, row, reason: issues.map((issue) => explain(issue, map)).join('; ') };
+  return { ok: true, row, direction, message };
+}

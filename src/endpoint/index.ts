@@ -1,0 +1,14 @@
+/**
+ * The local tracking endpoint (`botbuilder-conversation-analytics/endpoint`): `POST /track` as
+ * the tracking spec describes it, a durable NDJSON store, and a JSON read side.
+ */
+export { startTrackingEndpoint, type TrackingEndpoint } from './endpoint.js';
+export { TrackingEndpointError } from './errors.js';
+export { DEFAULT_DATA_FILE, DEFAULT_PORT, type TrackingEndpointOptions } from './options.js';
+export type { RecordStore } from './store.js';
+export type { ReadModel } from './read-model.js';
+export type { ErrorBody } from './respond.js';
+export type { TrackAccepted } from './track.js';
+export type { ConversationsResponse, TranscriptResponse, UsersResponse } from './read-api.js';
+export { transcriptEntries } from './normalise.js';
+export type * from './types.js';
