@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { writePageAssets } from './src/endpoint/page/build.js';
 
 // One build, two module formats: most botbuilder apps are CommonJS, newer ones ESM.
 // Each format gets its own declaration files (.d.ts for ESM, .d.cts for CommonJS).
@@ -16,4 +17,7 @@ export default defineConfig({
   clean: true,
   splitting: false,
   shims: true,
+  // The endpoint's page (src/endpoint/page/browser): one browser script module and one
+  // stylesheet in dist/page/, which the endpoint serves from next to its own code.
+  onSuccess: () => writePageAssets('dist/page', 'src/endpoint/page/browser/main.ts'),
 });

@@ -1,9 +1,10 @@
 /** Starting and stopping the local tracking endpoint. */
 import { KeyPolicy } from './auth.js';
 import { TrackingEndpointError } from './errors.js';
+import { LiveFeed } from './live.js';
 import { resolveOptions, type TrackingEndpointOptions } from './options.js';
 import { createRoutes } from './routes.js';
-import { closeServer, createEndpointServer, listen } from './server.js';
+import { closeServer, createEndpointServer, listen, socketIdleTimeoutMs } from './server.js';
 import { RecordStore } from './store.js';
 
 /** A running endpoint. */
@@ -42,13 +43,17 @@ function describeListenError(error: NodeJS.ErrnoException, host: string, port: n
   }
 }
 
+/** Most `/api/events` streams open at once (a browser tab holds one). */
+const MAX_LIVE_STREAMS = 32;
+
 function formatUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**
- * Starts the local tracking endpoint: `POST /track` as the tracking spec describes it, and a
- * JSON read side under `/api/`. Records already in the data file are loaded first.
+ * Starts the local tracking endpoint: `POST /track` as the tracking spec describes it, a
+ * JSON read side under `/api/` (with live updates at `/api/events`), and a page at `/` that
+ * shows transcripts and charts in a browser. Records already in the data file are loaded first.
  *
  * Rejects with a `TrackingEndpointError` whose message says what to do when an option is
  * invalid, the data file cannot be used (or is in use by another endpoint), or the port
@@ -63,11 +68,14 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
   const resolved = resolveOptions(options);
   const store = await RecordStore.open({ dataFile: resolved.dataFile, fsync: resolved.fsync });
   const keys = new KeyPolicy(resolved.apiKeys, resolved.loopback);
-  const server = createEndpointServer(createRoutes(), { options: resolved, store, keys });
+  // Live streams write a comment well within the idle-socket timeout, so it never cuts them.
+  const live = new LiveFeed(store.read, { heartbeatMs: Math.min(15_000, Math.floor(socketIdleTimeoutMs(resolved) / 3)), maxStreams: MAX_LIVE_STREAMS });
+  const server = createEndpointServer(createRoutes(), { options: resolved, store, keys, live });
   let port: number;
   try {
     port = await listen(server, resolved);
   } catch (error) {
+    live.close();
     await store.close();
     throw new TrackingEndpointError(describeListenError(error as NodeJS.ErrnoException, resolved.host, resolved.port), { cause: error });
   }
@@ -81,6 +89,7 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
     acceptsAnyKey: keys.acceptsAnyKey,
     store,
     close() {
+      live.close(); // ends the live streams, so they never hold the close up
       closing ??= closeServer(server, resolved.closeGraceMs)
         .then(() => store.close())
         .catch((error: Error) => resolved.log(`tracking endpoint: error while closing: ${error.message}`));

@@ -49,7 +49,17 @@ function genericImages(value: unknown): string[] | undefined {
   return nonEmpty(list(value).map((item) => str(obj(item)?.url)).filter((url): url is string => url !== undefined));
 }
 
-/** Quick replies and template buttons of a messenger message the bot sent. */
+/** A messenger message's attachments (`attachment` or `attachments`) as objects. */
+function messengerAttachments(message: Obj | undefined): Obj[] {
+  return [message?.attachment, ...list(message?.attachments)].map(obj).filter((a): a is Obj => a !== undefined);
+}
+
+/** The elements of a generic template attachment (cards), or `[]`. */
+function templateElements(attachment: Obj): Obj[] {
+  return list(obj(attachment.payload)?.elements).map(obj).filter((e): e is Obj => e !== undefined);
+}
+
+/** Quick replies, button-template buttons and card buttons of a messenger message the bot sent. */
 function messengerButtons(message: Obj | undefined): EntryButton[] | undefined {
   const buttons: EntryButton[] = [];
   const add = (b: Obj | undefined) => {
@@ -58,20 +68,40 @@ function messengerButtons(message: Obj | undefined): EntryButton[] | undefined {
     buttons.push({ id: value, label: str(b.title) ?? '', value });
   };
   for (const reply of list(message?.quick_replies)) add(obj(reply));
-  for (const button of list(obj(obj(message?.attachment)?.payload)?.buttons)) add(obj(button));
+  for (const attachment of messengerAttachments(message)) {
+    for (const button of list(obj(attachment.payload)?.buttons)) add(obj(button));
+    for (const element of templateElements(attachment)) for (const button of list(element.buttons)) add(obj(button));
+  }
   return nonEmpty(buttons);
 }
 
-/** URLs of image attachments of a messenger message (`attachment` or `attachments`). */
+/** URLs of a messenger message's image attachments and card images. */
 function messengerImages(message: Obj | undefined): string[] | undefined {
-  const attachments = [message?.attachment, ...list(message?.attachments)];
   const urls: string[] = [];
-  for (const item of attachments) {
-    const a = obj(item);
-    const url = str(obj(a?.payload)?.url);
-    if (a?.type === 'image' && url !== undefined) urls.push(url);
+  for (const attachment of messengerAttachments(message)) {
+    const url = str(obj(attachment.payload)?.url);
+    if (attachment.type === 'image' && url !== undefined) urls.push(url);
+    for (const element of templateElements(attachment)) {
+      const image = str(element.image_url);
+      if (image !== undefined) urls.push(image);
+    }
   }
   return nonEmpty(urls);
+}
+
+/** A messenger message's text; for a template without text, its text or its cards' titles and subtitles. */
+function messengerText(message: Obj | undefined): string | undefined {
+  const text = str(message?.text);
+  if (text) return text;
+  const parts: string[] = [];
+  for (const attachment of messengerAttachments(message)) {
+    const templateText = str(obj(attachment.payload)?.text);
+    if (templateText) parts.push(templateText);
+    for (const element of templateElements(attachment)) {
+      parts.push(...[str(element.title), str(element.subtitle)].filter((part): part is string => !!part));
+    }
+  }
+  return parts.length > 0 ? parts.join('\n') : text;
 }
 
 function head(record: StoredRecord): Pick<TranscriptEntry, 'seq' | 'time' | 'platform' | 'type'> {
@@ -111,17 +141,18 @@ function messengerOutgoingEntry(record: StoredRecord, body: Obj): TranscriptEntr
   const message = obj(json?.message);
   const userId = str(obj(json?.recipient)?.id) ?? '';
   return {
-    ...head(record), direction: 'outgoing', userId, conversationId: userId, text: str(message?.text),
+    ...head(record), direction: 'outgoing', userId, conversationId: userId, text: messengerText(message),
     intent: intentOf(body.intent), buttons: messengerButtons(message), images: messengerImages(message),
   };
 }
 
 function genericEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   const userId = str(body.userId) ?? '';
-  const conversationId = str(obj(obj(body.platformJson)?.conversation)?.id) || userId;
+  const platformJson = obj(body.platformJson);
+  const conversationId = str(obj(platformJson?.conversation)?.id) || userId;
   return {
     ...head(record), direction: record.type === 'outgoing' ? 'outgoing' : 'incoming', userId, conversationId,
-    text: str(body.text), intent: intentOf(body.intent), buttons: genericButtons(body.buttons),
+    channel: str(platformJson?.channelId) || undefined, text: str(body.text), intent: intentOf(body.intent), buttons: genericButtons(body.buttons),
     clickedButton: str(obj(obj(body.postback)?.buttonClick)?.buttonId), images: genericImages(body.images),
   };
 }

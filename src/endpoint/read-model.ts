@@ -4,11 +4,17 @@
  * clients (user ids, intent names…) live in Maps or null-prototype objects, never as properties
  * of plain objects, so a value such as `__proto__` is just a name.
  */
+import { Analytics } from './analytics.js';
 import { transcriptEntries } from './normalise.js';
 import type { ConversationSummary, StoredRecord, TrackingSummary, TranscriptEntry, UserSummary } from './types.js';
 
 interface Activity {
   platform: string | null;
+  channel: string | null;
+  /** Every platform value seen (`(none)` for the scripted form), for filtering. */
+  platforms: Set<string>;
+  /** Every intent name seen on a message, for filtering. */
+  intents: Set<string>;
   firstActivity: string;
   lastActivity: string;
   messages: number;
@@ -24,8 +30,23 @@ interface ConversationState extends Activity {
   userIds: Set<string>;
 }
 
+/** Narrows the user and conversation lists: only those with a record on `platform`, or a message with `intent`. */
+export interface ActivityFilter {
+  /** A `platform` value, or `(none)` for the scripted form. */
+  platform?: string;
+  /** An intent name. */
+  intent?: string;
+}
+
+function matches(state: Activity, filter: ActivityFilter): boolean {
+  return (filter.platform === undefined || state.platforms.has(filter.platform)) && (filter.intent === undefined || state.intents.has(filter.intent));
+}
+
 function touch(state: Activity, entry: TranscriptEntry): void {
   state.platform = entry.platform;
+  state.platforms.add(entry.platform ?? '(none)');
+  if (entry.channel !== undefined) state.channel = entry.channel;
+  if (entry.intent && entry.direction !== 'event') state.intents.add(entry.intent.name);
   state.lastActivity = entry.time;
   if (entry.direction === 'event') state.events++;
   else state.messages++;
@@ -33,7 +54,10 @@ function touch(state: Activity, entry: TranscriptEntry): void {
 }
 
 function fresh(entry: TranscriptEntry): Activity {
-  return { platform: entry.platform, firstActivity: entry.time, lastActivity: entry.time, messages: 0, events: 0, entries: [] };
+  return {
+    platform: entry.platform, channel: null, platforms: new Set(), intents: new Set(),
+    firstActivity: entry.time, lastActivity: entry.time, messages: 0, events: 0, entries: [],
+  };
 }
 
 function increment(counts: Map<string, number>, key: string, by = 1): void {
@@ -50,8 +74,15 @@ function byLatest<T extends { lastActivity: string }>(a: T, b: T): number {
   return a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : 0;
 }
 
+/** Called with each record added to a `ReadModel`, after it is indexed. */
+export type RecordListener = (record: StoredRecord) => void;
+
 /** Users, conversations, transcripts and counts, kept up to date as records are added. */
 export class ReadModel {
+  /** Per-minute and per-intent counts for the page's charts. */
+  readonly analytics = new Analytics();
+  private readonly listeners = new Set<RecordListener>();
+  private latestSeq = 0;
   private readonly userStates = new Map<string, UserState>();
   private readonly conversationStates = new Map<string, ConversationState>();
   private readonly byType = new Map<string, number>();
@@ -73,7 +104,29 @@ export class ReadModel {
     this.lastAt = record.receivedAt;
     increment(this.byType, record.type);
     increment(this.byPlatform, record.platform ?? '(none)');
+    if (record.seq > this.latestSeq) this.latestSeq = record.seq;
     for (const entry of transcriptEntries(record)) this.addEntry(entry);
+    for (const listener of this.listeners) {
+      try {
+        listener(record);
+      } catch {
+        // A listener's failure is its own; the record is indexed all the same.
+      }
+    }
+  }
+
+  /** The highest `seq` added so far; `0` when nothing is stored. */
+  get lastSeq(): number {
+    return this.latestSeq;
+  }
+
+  /**
+   * Calls `listener` with every record added from now on (synchronously, after it is indexed).
+   * Returns a function that stops the calls. A listener that throws is ignored.
+   */
+  onRecord(listener: RecordListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   private addEntry(entry: TranscriptEntry): void {
@@ -86,6 +139,7 @@ export class ReadModel {
     if (!conversation) this.conversationStates.set(entry.conversationId, (conversation = { ...fresh(entry), userIds: new Set() }));
     touch(conversation, entry);
     conversation.userIds.add(entry.userId);
+    this.analytics.add(entry);
 
     if (entry.event) {
       this.eventCount++;
@@ -100,24 +154,26 @@ export class ReadModel {
     }
   }
 
-  /** Every user, most recently active first. */
-  users(): UserSummary[] {
+  /** Every user (or those that match `filter`), most recently active first. */
+  users(filter: ActivityFilter = {}): UserSummary[] {
     const out: UserSummary[] = [];
     for (const [userId, s] of this.userStates) {
+      if (!matches(s, filter)) continue;
       out.push({
-        userId, platform: s.platform, firstActivity: s.firstActivity, lastActivity: s.lastActivity,
+        userId, platform: s.platform, channel: s.channel, firstActivity: s.firstActivity, lastActivity: s.lastActivity,
         messages: s.messages, events: s.events, conversations: s.conversations.size,
       });
     }
     return out.sort(byLatest);
   }
 
-  /** Every conversation, most recently active first. */
-  conversations(): ConversationSummary[] {
+  /** Every conversation (or those that match `filter`), most recently active first. */
+  conversations(filter: ActivityFilter = {}): ConversationSummary[] {
     const out: ConversationSummary[] = [];
     for (const [conversationId, s] of this.conversationStates) {
+      if (!matches(s, filter)) continue;
       out.push({
-        conversationId, userIds: [...s.userIds], platform: s.platform, firstActivity: s.firstActivity,
+        conversationId, userIds: [...s.userIds], platform: s.platform, channel: s.channel, firstActivity: s.firstActivity,
         lastActivity: s.lastActivity, messages: s.messages, events: s.events,
       });
     }

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KeyPolicy } from './auth.js';
+import type { LiveFeed } from './live.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
 import type { RecordStore } from './store.js';
@@ -14,6 +15,8 @@ export interface EndpointContext {
   options: ResolvedOptions;
   store: RecordStore;
   keys: KeyPolicy;
+  /** The `/api/events` streams. */
+  live: LiveFeed;
 }
 
 /** The parsed request target. */
@@ -56,7 +59,7 @@ export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessag
     const target = parseTarget(req.url ?? '/');
     const route = routes.get(target.path);
     if (!route) {
-      sendError(res, 404, `Nothing at ${target.path.slice(0, 100)}. Tracking requests go to POST /track; the index at / lists the read endpoints.`);
+      sendError(res, 404, `Nothing at ${target.path.slice(0, 100)}. Tracking requests go to POST /track; the index at /api lists the read endpoints.`);
       return;
     }
     const method = req.method === 'HEAD' ? 'GET' : req.method;

@@ -29,6 +29,14 @@ function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
+/**
+ * How long a connection may stay silent (no byte in or out) before the server closes it: one
+ * that never sends a request, say. Long-lived responses must write more often than this.
+ */
+export function socketIdleTimeoutMs(options: Pick<ResolvedOptions, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): number {
+  return Math.max(options.requestTimeoutMs, options.keepAliveTimeoutMs + 1000);
+}
+
 /** Creates the server (not yet listening) that routes requests with `routes`. */
 export function createEndpointServer(routes: ReadonlyMap<string, Route>, context: EndpointContext): Server {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = context.options;
@@ -41,8 +49,7 @@ export function createEndpointServer(routes: ReadonlyMap<string, Route>, context
     (req, res) => dispatch(routes, req, res, context),
   );
   server.keepAliveTimeout = keepAliveTimeoutMs;
-  // A connection silent for longer than this (one that never sends a request, say) is closed.
-  server.timeout = Math.max(requestTimeoutMs, keepAliveTimeoutMs + 1000);
+  server.timeout = socketIdleTimeoutMs(context.options);
   server.on('clientError', onClientError);
   return server;
 }

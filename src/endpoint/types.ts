@@ -79,6 +79,8 @@ export interface TranscriptEntry {
   userId: string;
   /** Conversation id (see the README for how it is derived); falls back to the user id. */
   conversationId: string;
+  /** The Bot Framework channel (`platformJson.channelId`, e.g. `webchat`), when the record carries one. */
+  channel?: string;
   text?: string;
   intent?: EntryIntent;
   buttons?: EntryButton[];
@@ -94,6 +96,8 @@ export interface UserSummary {
   userId: string;
   /** Platform of the user's latest record. */
   platform: string | null;
+  /** Channel (`platformJson.channelId`) of the user's latest record that has one, else `null`. */
+  channel: string | null;
   firstActivity: string;
   lastActivity: string;
   /** Incoming and outgoing messages. */
@@ -110,6 +114,8 @@ export interface ConversationSummary {
   userIds: string[];
   /** Platform of the conversation's latest record. */
   platform: string | null;
+  /** Channel (`platformJson.channelId`) of the conversation's latest record that has one, else `null`. */
+  channel: string | null;
   firstActivity: string;
   lastActivity: string;
   messages: number;
@@ -138,4 +144,32 @@ export interface TrackingSummary {
   /** `receivedAt` of the first and latest records; `null` when nothing is stored. */
   firstAt: string | null;
   lastAt: string | null;
+}
+
+/** The width of one bucket of `/api/timeseries`. Buckets start on whole minutes, hours or days in UTC. */
+export type TimeBucket = 'minute' | 'hour' | 'day';
+
+/** One bucket of `/api/timeseries`: what arrived from `start` up to the next bucket's start. */
+export interface TimeseriesPoint {
+  /** Start of the bucket (ISO 8601, UTC). */
+  start: string;
+  /** Messages from users. */
+  incoming: number;
+  /** Messages from the bot. */
+  outgoing: number;
+  /** Events of any type. */
+  events: number;
+  /** Incoming messages whose intent is `NotHandled`. */
+  notHandled: number;
+  /** Sum of the revenue events' `amount` (rounded to 6 decimals). */
+  revenue: number;
+}
+
+/** How often one intent was seen, as `/api/intents` lists it. */
+export interface IntentCount {
+  name: string;
+  /** Incoming messages with this intent. */
+  incoming: number;
+  /** Outgoing messages with this intent. */
+  outgoing: number;
 }

@@ -1,0 +1,121 @@
+/// <reference lib="dom" />
+/**
+ * Reading the endpoint's JSON read side from the page, and following its live stream. The API
+ * key, when the page has one, goes in an `Authorization` header, never in a URL, and is never
+ * logged or shown.
+ */
+import type { RecordsEvent } from '../../live.js';
+
+/** A read that the endpoint refused or could not answer. */
+export class ReadError extends Error {
+  override readonly name = 'ReadError';
+
+  constructor(message: string, readonly status: number) {
+    super(message);
+  }
+}
+
+/** The state of the live stream, as the page shows it. */
+export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'refused';
+
+/** Query parameters; `undefined` and `''` ones are left out. */
+export type Params = Record<string, string | number | undefined>;
+
+const MIN_RETRY_MS = 1000;
+const MAX_RETRY_MS = 10_000;
+
+/** Reads from the endpoint that served the page. */
+export class ReadApi {
+  /** @param key One of the endpoint's API keys (needed off loopback), or `null`. */
+  constructor(private readonly key: string | null) {}
+
+  private url(path: string, params: Params = {}): string {
+    const url = new URL(path, document.baseURI);
+    for (const [name, value] of Object.entries(params)) {
+      if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+    }
+    return url.href;
+  }
+
+  private headers(): HeadersInit {
+    return this.key === null ? {} : { Authorization: `Bearer ${this.key}` };
+  }
+
+  /** GETs `path` (relative to the page, e.g. `api/users`) and parses the JSON. Rejects with a `ReadError` that carries the endpoint's message. */
+  async get<T>(path: string, params?: Params): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(this.url(path, params), { headers: this.headers(), cache: 'no-store' });
+    } catch {
+      throw new ReadError('The endpoint does not answer. Is it still running?', 0);
+    }
+    const body: unknown = await response.json().catch(() => undefined);
+    if (!response.ok) {
+      const error = (body as { error?: unknown } | undefined)?.error;
+      throw new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status);
+    }
+    return body as T;
+  }
+
+  /**
+   * Follows `api/events`: calls `onRecords` with each `records` event and `onStatus` when the
+   * stream connects or drops. Reconnects after a drop, waiting 1 s and up to 10 s; stops for
+   * good on 401 or 403. Returns a function that stops following.
+   */
+  follow(onRecords: (event: RecordsEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
+    const abort = new AbortController();
+    const run = async () => {
+      let wait = MIN_RETRY_MS;
+      onStatus('connecting');
+      while (!abort.signal.aborted) {
+        try {
+          const response = await fetch(this.url('api/events'), { headers: this.headers(), signal: abort.signal, cache: 'no-store' });
+          if (response.status === 401 || response.status === 403) {
+            onStatus('refused');
+            return;
+          }
+          if (response.ok && response.body) {
+            onStatus('live');
+            wait = MIN_RETRY_MS;
+            await readEvents(response.body, (name, data) => {
+              if (name === 'records') onRecords(JSON.parse(data) as RecordsEvent);
+            });
+          }
+        } catch {
+          // dropped: reconnect below
+        }
+        if (abort.signal.aborted) return;
+        onStatus('reconnecting');
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait = Math.min(MAX_RETRY_MS, wait * 2);
+      }
+    };
+    void run();
+    return () => abort.abort();
+  }
+}
+
+/** Reads a `text/event-stream` body until it ends, calling `onEvent` with each event's name and data. */
+async function readEvents(body: ReadableStream<Uint8Array>, onEvent: (name: string, data: string) => void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+    let end = buffer.indexOf('\n\n');
+    while (end !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let name = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) name = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (data.length > 0) onEvent(name, data.join('\n'));
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Serving the page: `GET /` answers browsers with the page and everything else with the JSON
+ * index; `GET /page/app.js` and `/page/app.css` are its files. Every answer carries a
+ * Content-Security-Policy that allows only this endpoint's own script, style and reads (no
+ * inline script, nothing remote), and `X-Content-Type-Options: nosniff`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendError, sendJson, type Headers } from '../respond.js';
+import type { Handler, Route } from '../router.js';
+import { loadPageAssets, type PageAsset, type PageAssets } from './assets.js';
+import { PAGE_HTML, refusalHtml, type PageRefusal } from './html.js';
+
+/**
+ * The page's Content-Security-Policy. Images from records are not loaded unless asked for
+ * (`remoteImages`, from `/?images=remote`), and then over https only.
+ */
+export function contentSecurityPolicy(remoteImages: boolean): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    `img-src 'self' data:${remoteImages ? ' https:' : ''}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function securityHeaders(remoteImages = false): Headers {
+  return {
+    'Content-Security-Policy': contentSecurityPolicy(remoteImages),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  };
+}
+
+/** True when the client prefers HTML (a browser navigating), not JSON (fetch, curl, the CLI). */
+function wantsHtml(req: IncomingMessage): boolean {
+  return (req.headers.accept ?? '').toLowerCase().includes('text/html');
+}
+
+function sendHtml(res: ServerResponse, status: number, html: string, remoteImages = false): void {
+  const body = Buffer.from(html, 'utf8');
+  res.writeHead(status, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': body.length,
+    'Cache-Control': 'no-store',
+    Vary: 'Accept',
+    ...securityHeaders(remoteImages),
+  });
+  res.end(body);
+}
+
+function sendAsset(req: IncomingMessage, res: ServerResponse, asset: PageAsset): void {
+  const headers = { 'Content-Type': asset.contentType, 'Cache-Control': 'no-cache', ETag: asset.etag, ...securityHeaders() };
+  if (req.headers['if-none-match'] === asset.etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { ...headers, 'Content-Length': asset.body.length });
+  res.end(asset.body);
+}
+
+/**
+ * The page's routes. `index` is what `GET /` answers clients that do not ask for HTML. The
+ * page's files are loaded on first request and kept for the life of the endpoint.
+ */
+export function pageRoutes(index: unknown): [string, Route][] {
+  let assets: Promise<PageAssets> | undefined;
+  const load = (): Promise<PageAssets> => {
+    assets ??= loadPageAssets().catch((error: unknown) => {
+      assets = undefined; // try again on the next request
+      throw error;
+    });
+    return assets;
+  };
+
+  const page: Handler = (req, res, { query }, context) => {
+    if (!wantsHtml(req)) return sendJson(res, 200, index, { Vary: 'Accept' });
+    // The page itself holds no data, but it is only shown to those who may read.
+    const key = query.get('key');
+    const access = context.keys.checkRead(req, key);
+    if (!access.ok) {
+      const reason: PageRefusal = access.status === 403 ? 'wrong-host' : key === null ? 'key-needed' : 'wrong-key';
+      return sendHtml(res, access.status, refusalHtml(reason));
+    }
+    sendHtml(res, 200, PAGE_HTML, query.get('images') === 'remote');
+  };
+
+  const file = (pick: (assets: PageAssets) => PageAsset): Handler => async (req, res, _target, context) => {
+    let loaded: PageAssets;
+    try {
+      loaded = await load();
+    } catch (error) {
+      context.options.log(`tracking endpoint: cannot serve the page: ${(error as Error).message}`);
+      return sendError(res, 500, (error as Error).message);
+    }
+    sendAsset(req, res, pick(loaded));
+  };
+
+  return [
+    ['/', { methods: { GET: page } }],
+    ['/page/app.js', { methods: { GET: file((a) => a.script) } }],
+    ['/page/app.css', { methods: { GET: file((a) => a.style) } }],
+  ];
+}
