@@ -35,6 +35,7 @@ function describe(endpoint: TrackingEndpoint, keyCount: number): string[] {
   return [
     `Tracking endpoint listening on ${endpoint.url}`,
     `  Track:  POST ${endpoint.url}/track  (${endpoint.acceptsAnyKey ? 'no --key given: accepting any API key that is not a placeholder' : `accepting ${keyCount} API key${keyCount === 1 ? '' : 's'}`})`,
+    `  Page:   ${endpoint.url}/  (transcripts and charts, live)`,
     `  Read:   ${endpoint.url}/api/summary, /api/users, /api/conversations, /api/transcript?user=ID`,
     `  Data:   ${endpoint.dataFile === false ? 'in memory only (lost on stop)' : `${endpoint.dataFile} (${loaded} record${loaded === 1 ? '' : 's'} loaded)`}`,
     ...(skipped.length > 0
