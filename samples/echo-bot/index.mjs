@@ -15,16 +15,14 @@ const adapter = new CloudAdapter(auth);
 onTurnError(adapter);
 
 // Reads TRACKING_API_KEY and TRACKING_BASE_URL; throws a TrackingConfigError saying what to set when they are missing.
-const tracking = new TrackingMiddleware();
+// On SIGTERM or SIGINT (closeOnSignals) the client delivers what is queued within TRACKING_CLOSE_TIMEOUT_MS
+// (default 5 s), writes one line to stderr with what it delivered and what it could not, and lets the
+// signal end the process. Messages that arrive meanwhile are still answered, but no longer tracked
+// (they count as dropped in that line).
+const tracking = new TrackingMiddleware({
+  clientOptions: { closeOnSignals: true, closeTimeoutMs: Number(process.env.TRACKING_CLOSE_TIMEOUT_MS) || 5_000 },
+});
 adapter.use(tracking);
 
-const { url, close } = await startBotServer({ adapter, bot: new EchoBot(), port: Number(process.env.PORT ?? 3978) });
+const { url } = await startBotServer({ adapter, bot: new EchoBot(), port: Number(process.env.PORT ?? 3978) });
 console.log(`Echo bot listening on ${url}`);
-
-async function shutdown() {
-  await close();
-  await tracking.client.close(); // sends what is still queued
-  process.exit(0);
-}
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);

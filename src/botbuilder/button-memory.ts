@@ -27,7 +27,8 @@ export class ButtonMemory {
   }
 }
 
-/** The key of an activity's conversation: channel and conversation id. */
-export function conversationKey(activity: { channelId?: string; conversation?: { id?: string } }): string {
-  return `${activity.channelId ?? ''}\u0000${activity.conversation?.id ?? ''}`;
+/** The key of an activity's conversation: channel and conversation id (a value that is not a string counts as absent). Never throws. */
+export function conversationKey(activity: { channelId?: unknown; conversation?: { id?: unknown } }): string {
+  const part = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return `${part(activity.channelId)}\u0000${part(activity.conversation?.id)}`;
 }

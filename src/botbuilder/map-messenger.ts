@@ -87,13 +87,18 @@ export function messengerIncoming(activity: Partial<Activity>, intent: Intent | 
   };
 }
 
+/** `encodeURIComponent` that never throws: lone surrogates (invalid UTF-16, which it refuses) become U+FFFD first. */
+function encodeSegment(value: string): string {
+  return encodeURIComponent(value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+}
+
 /** Where the bot posted an activity: `{serviceUrl}/v3/conversations/{id}/activities[/{replyToId}]`, secrets masked. */
 export function connectorUri(activity: Partial<Activity>): string | undefined {
   const base = activity.serviceUrl;
   const conversation = activity.conversation?.id;
   if (typeof base !== 'string' || base === '' || typeof conversation !== 'string') return undefined;
-  const reply = typeof activity.replyToId === 'string' && activity.replyToId !== '' ? `/${encodeURIComponent(activity.replyToId)}` : '';
-  return redactUrlSecrets(`${base.replace(/\/+$/, '')}/v3/conversations/${encodeURIComponent(conversation)}/activities${reply}`);
+  const reply = typeof activity.replyToId === 'string' && activity.replyToId !== '' ? `/${encodeSegment(activity.replyToId)}` : '';
+  return redactUrlSecrets(`${base.replace(/\/+$/, '')}/v3/conversations/${encodeSegment(conversation)}/activities${reply}`);
 }
 
 /** Options of `messengerOutgoing`. */

@@ -58,8 +58,9 @@ export interface TrackingClientOptions {
   maxBodyBytes?: number;
   /**
    * Where the client logs: a pino-like logger, or `false` for nothing. Default: warnings and
-   * errors to stderr, and debug lines too when env `TRACKING_DEBUG=1`. Secrets are scrubbed
-   * before the logger sees anything.
+   * errors to stderr, the few info lines of opt-in features too (the `closeOnSignals` shutdown
+   * summary, a `persistDir` replay), and debug lines when env `TRACKING_DEBUG=1`. Secrets are
+   * scrubbed before the logger sees anything.
    */
   logger?: Logger | false;
   /** Log every request (URL with `apiKey=***`, body with access tokens redacted). Default: env `TRACKING_DEBUG`. */

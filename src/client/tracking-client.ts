@@ -143,7 +143,7 @@ export class TrackingClient {
     this.ignoredUsers = Array.isArray(options.ignoreUsers) ? new Set(options.ignoreUsers as string[]) : undefined;
     const env = options.env ?? process.env;
     const debug = options.debug ?? debugFromEnv(env);
-    const target = options.logger === false ? silentLogger : (options.logger ?? stderrLogger(debug ? 'debug' : 'warn'));
+    const target = options.logger === false ? silentLogger : (options.logger ?? stderrLogger(debug ? 'debug' : 'info'));
     const apiKey = this.options.apiKey;
     this.secrets = [apiKey];
     this.log = new SafeLogger(target, () => this.secrets, debug);
@@ -325,6 +325,9 @@ export class TrackingClient {
       const handler = () => {
         for (const [s, h] of this.signalHandlers) process.off(s, h);
         this.signalHandlers.clear();
+        // Ours runs first (prepended), so every listener of the application is still registered
+        // here, `once` ones included: counted now, not after close() (when they are gone).
+        const applicationListens = process.listenerCount(signal) > 0;
         this.log.info({ signal }, `${signal}: delivering pending records before exit`);
         void this.close().then((result) => {
           const { stats } = result;
@@ -333,11 +336,11 @@ export class TrackingClient {
           if (lost > 0 || stats.failed > 0 || stats.dropped > 0) this.log.warn({ ...stats, abandoned: lost }, line);
           else this.log.info({ ...stats }, line);
           // Let the signal take its course, unless the application listens for it itself.
-          if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+          if (!applicationListens) process.kill(process.pid, signal);
         });
       };
       this.signalHandlers.set(signal, handler);
-      process.once(signal, handler);
+      process.prependOnceListener(signal, handler);
     }
   }
 
@@ -387,7 +390,8 @@ export class TrackingClient {
   /** Counts of records by state. */
   stats(): TrackingStats {
     const inFlight = this.queue.inFlightCount;
-    return { queued: this.queue.size - inFlight + this.deferred.length, inFlight, ...this.queue.counters };
+    // After close() gave up at its deadline, requests of given-up records may still be in flight: never count them twice.
+    return { queued: Math.max(0, this.queue.size - inFlight) + this.deferred.length, inFlight, ...this.queue.counters };
   }
 
   private async shutdown(timeoutMs: number): Promise<CloseResult> {

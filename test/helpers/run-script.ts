@@ -18,20 +18,30 @@ export interface ScriptOptions {
   /** Kill the child (SIGKILL) after this long. Default 15 s. */
   timeoutMs?: number;
   args?: string[];
+  /** Extra Node options before the file, e.g. `['--import', './loader.mjs']`. */
+  nodeArgs?: string[];
+  /** Called with each chunk the script prints, as it prints it. */
+  onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
 /** Starts `file` in a node process of its own; `pid` is the script's own process, so it can be signalled. */
 export function startScript(file: string, options: ScriptOptions = {}): { pid: number; result: Promise<ScriptResult> } {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(file), ...(options.args ?? [])], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), path.resolve(file), ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const result = new Promise<ScriptResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      options.onOutput?.('stdout', c.toString());
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      options.onOutput?.('stderr', c.toString());
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
