@@ -11,10 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CloudAdapter, ConfigurationBotFrameworkAuthentication } from 'botbuilder';
 import { TrackingClient, TrackingMiddleware } from 'botbuilder-conversation-analytics';
 import { startTrackingEndpoint } from 'botbuilder-conversation-analytics/endpoint';
-import { onTurnError, startBotServer } from '../lib/bot-server.mjs';
+import { createCloudAdapter, startBotServer } from '../lib/bot-server.mjs';
 import { startChannelService } from '../lib/channel-service.mjs';
 import { SCRIPT } from './conversation.mjs';
 import { PizzaBot } from './pizza-bot.mjs';
@@ -28,8 +27,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'conversation-analytics-de
 const endpoint = await startTrackingEndpoint({ port: 0, apiKeys: [API_KEY], dataFile: path.join(dataDir, 'records.ndjson'), log: () => undefined });
 const channel = await startChannelService('reply-');
 
-const adapter = new CloudAdapter(new ConfigurationBotFrameworkAuthentication({})); // no app id: local use only
-onTurnError(adapter);
+const adapter = createCloudAdapter({}); // no app id: local use only
 const client = new TrackingClient({ apiKey: API_KEY, baseUrl: endpoint.url });
 adapter.use(new TrackingMiddleware(client));
 const bot = await startBotServer({ adapter, bot: new PizzaBot(), port: 0 });

@@ -1,18 +1,13 @@
 // Echo bot on CloudAdapter over HTTP, with conversation analytics.
 //   TRACKING_API_KEY=... TRACKING_BASE_URL=http://127.0.0.1:3979 npm run sample:echo
 // then talk to it with the Bot Framework Emulator at http://127.0.0.1:3978/api/messages (no app id).
-import { CloudAdapter, ConfigurationBotFrameworkAuthentication } from 'botbuilder';
 import { TrackingMiddleware } from 'botbuilder-conversation-analytics';
-import { onTurnError, startBotServer } from '../lib/bot-server.mjs';
+import { createCloudAdapter, startBotServer } from '../lib/bot-server.mjs';
 import { EchoBot } from './bot.mjs';
 
-// An empty app id and password skip Bot Framework authentication: fine for local use only.
-const auth = new ConfigurationBotFrameworkAuthentication({
-  MicrosoftAppId: process.env.MicrosoftAppId ?? '',
-  MicrosoftAppPassword: process.env.MicrosoftAppPassword ?? '',
-});
-const adapter = new CloudAdapter(auth);
-onTurnError(adapter);
+// MicrosoftAppId and MicrosoftAppPassword from the environment; without them authentication is
+// skipped, which is fine for local use only.
+const adapter = createCloudAdapter();
 
 // Reads TRACKING_API_KEY and TRACKING_BASE_URL; throws a TrackingConfigError saying what to set when they are missing.
 // On SIGTERM or SIGINT (closeOnSignals) the client delivers what is queued within TRACKING_CLOSE_TIMEOUT_MS

@@ -1,6 +1,7 @@
 // A tiny HTTP host for a Bot Framework bot on Node's own http module: no restify or express.
 // POST /api/messages is handed to the adapter; everything else gets 404.
 import http from 'node:http';
+import { CloudAdapter, ConfigurationBotFrameworkAuthentication } from 'botbuilder';
 
 /** Reads a request's body as JSON (an empty or invalid body gives undefined). */
 function readJson(req) {
@@ -83,4 +84,31 @@ export function onTurnError(adapter) {
     console.error('[bot] unhandled error:', error);
     await context.sendActivity('Sorry, something went wrong.');
   };
+}
+
+/**
+ * A CloudAdapter for the samples, with `onTurnError` set. It reads MicrosoftAppId and
+ * MicrosoftAppPassword from the environment; left empty, Bot Framework authentication is skipped,
+ * which is fine for local use (the Emulator, the demo) only.
+ */
+export function createCloudAdapter(env = process.env) {
+  const adapter = new CloudAdapter(
+    new ConfigurationBotFrameworkAuthentication({ MicrosoftAppId: env.MicrosoftAppId ?? '', MicrosoftAppPassword: env.MicrosoftAppPassword ?? '' }),
+  );
+  onTurnError(adapter);
+  return adapter;
+}
+
+/**
+ * Shuts a sample down cleanly on SIGINT/SIGTERM: first the bot stops taking turns, then the
+ * tracking client delivers what the turns logged, then the process exits.
+ */
+export function shutDownOnSignals(botServer, tracking) {
+  const shutdown = async () => {
+    await botServer.close();
+    await tracking.client.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
 }
