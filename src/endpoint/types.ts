@@ -91,35 +91,31 @@ export interface TranscriptEntry {
   event?: EntryEvent;
 }
 
-/** One user in `/api/users`. */
-export interface UserSummary {
-  userId: string;
-  /** Platform of the user's latest record. */
+/** What `/api/users` and `/api/conversations` report for each user or conversation. */
+export interface ActivitySummary {
+  /** Platform of the latest record. */
   platform: string | null;
-  /** Channel (`platformJson.channelId`) of the user's latest record that has one, else `null`. */
+  /** Channel (`platformJson.channelId`) of the latest record that has one, else `null`. */
   channel: string | null;
   firstActivity: string;
   lastActivity: string;
   /** Incoming and outgoing messages. */
   messages: number;
   events: number;
+}
+
+/** One user in `/api/users`. */
+export interface UserSummary extends ActivitySummary {
+  userId: string;
   /** Distinct conversations the user took part in. */
   conversations: number;
 }
 
 /** One conversation in `/api/conversations`. */
-export interface ConversationSummary {
+export interface ConversationSummary extends ActivitySummary {
   conversationId: string;
   /** The users seen in it, in order of first appearance. */
   userIds: string[];
-  /** Platform of the conversation's latest record. */
-  platform: string | null;
-  /** Channel (`platformJson.channelId`) of the conversation's latest record that has one, else `null`. */
-  channel: string | null;
-  firstActivity: string;
-  lastActivity: string;
-  messages: number;
-  events: number;
 }
 
 /** Counts over everything stored, as `/api/summary` returns them. */
