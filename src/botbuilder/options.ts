@@ -60,7 +60,7 @@ export interface TrackingMiddlewareOptions {
 
 /** True when the argument is a client rather than options (duck-typed, so two copies of this package still match). */
 function isClient(value: unknown): value is TrackingClient {
-  return typeof value === 'object' && value !== null && typeof (value as TrackingClient).defer === 'function' && typeof (value as TrackingClient).track === 'function';
+  return typeof value === 'object' && value !== null && typeof (value as TrackingClient).defer === 'function' && typeof (value as TrackingClient).track === 'function' && typeof (value as TrackingClient).trackAndForget === 'function';
 }
 
 /** Normalises the constructor argument: a client, options, or nothing. Throws `TrackingConfigError` when a client has to be built and cannot be. */

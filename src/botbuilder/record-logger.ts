@@ -15,13 +15,11 @@ import { messengerIncoming, messengerOutgoing } from './map-messenger.js';
 import type { TrackingMiddlewareOptions } from './options.js';
 import type { EventInput, TurnEventLogger } from './turn-state.js';
 
-const noop = (): void => undefined;
-
 /**
  * Maps a middleware's activities to records and logs them through its client. The `defer…`
- * methods run in the turn and only queue a task; the task maps, then `client.track` validates
- * and queues (refusals are reported by the client; a task that throws is reported by the client
- * as a failed deferred task).
+ * methods run in the turn and only queue a task; the task maps, then `client.trackAndForget`
+ * validates and queues (refusals are reported by the client; a task that throws is reported by
+ * the client as a failed deferred task).
  */
 export class RecordLogger {
   /** Logs an event for a turn; installed in the turn state for `trackEvent`. */
@@ -54,7 +52,7 @@ export class RecordLogger {
   /** Queues an event of the turn whose activity is given. */
   deferEvent(activity: Partial<Activity>, event: EventInput, platform: PlatformKind | undefined): void {
     this.client.defer(() => {
-      this.client.track(platform ?? this.platformOf(activity), 'event', fillEvent(event, activity)).catch(noop);
+      this.client.trackAndForget(platform ?? this.platformOf(activity), 'event', fillEvent(event, activity));
     });
   }
 
@@ -88,26 +86,26 @@ export class RecordLogger {
     const platform = this.platformOf(activity);
     if (activity.type === 'event') {
       const event = customEventOf(activity);
-      if (event !== undefined) this.client.track(platform, 'event', event).catch(noop);
+      if (event !== undefined) this.client.trackAndForget(platform, 'event', event);
       return;
     }
     const body =
       platform === 'messenger'
         ? messengerIncoming(activity, this.intentOf(intent), receivedAt)
         : incomingMessage(activity, this.intentOf(intent), this.buttons?.lastOffered(conversationKey(activity)));
-    this.client.track(platform, 'incoming', body).catch(noop);
+    this.client.trackAndForget(platform, 'incoming', body);
   }
 
   private logOutgoing(activity: Partial<Activity>, response: ResourceResponse | undefined, intent: IntentSource | undefined): void {
     const platform = this.platformOf(activity);
     if (platform === 'messenger') {
       const body = messengerOutgoing(activity, response, this.intentOf(intent), { accessToken: this.options.messengerAccessToken, uri: this.options.messengerUri });
-      this.client.track(platform, 'outgoing', body).catch(noop);
+      this.client.trackAndForget(platform, 'outgoing', body);
       return;
     }
     const message = outgoingMessage(activity, this.intentOf(intent));
     if (message.buttons !== undefined) this.buttons?.remember(conversationKey(activity), message.buttons);
-    this.client.track(platform, 'outgoing', message).catch(noop);
+    this.client.trackAndForget(platform, 'outgoing', message);
   }
 }
 

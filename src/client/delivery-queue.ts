@@ -130,12 +130,17 @@ export class DeliveryQueue {
     return this.inFlight;
   }
 
+  /** True when `enqueue` would refuse a record: `maxQueueSize` records are pending. */
+  get isFull(): boolean {
+    return this.pending >= this.settings.maxQueueSize;
+  }
+
   /**
    * Takes a record. Returns false (and the caller rejects it) when the queue is full.
    * Sending starts on the next turn of the event loop, never inside the caller's call.
    */
   enqueue(record: QueuedRecord): boolean {
-    if (this.pending >= this.settings.maxQueueSize) return false;
+    if (this.isFull) return false;
     let lane = this.lanes.get(record.laneKey);
     if (lane === undefined) {
       lane = { key: record.laneKey, entries: [], head: 0, state: 'idle' };
@@ -177,10 +182,11 @@ export class DeliveryQueue {
     return count;
   }
 
-  private makeReady(lane: Lane): void {
+  /** Puts a lane in the ready list; `schedule` false when the caller pumps right after. */
+  private makeReady(lane: Lane, schedule = true): void {
     lane.state = 'ready';
     this.ready.push(lane);
-    this.schedulePump();
+    if (schedule) this.schedulePump();
   }
 
   private schedulePump(): void {
@@ -238,7 +244,7 @@ export class DeliveryQueue {
       this.counters.delivered++;
       record.resolve({ status: 'delivered', httpStatus: response?.status ?? 200, attempts: entry.attempts });
       this.settled(entry);
-      this.advance(lane);
+      this.advance(lane, false);
     } else if (verdict === 'retry') {
       this.retryOrGiveUp(lane, entry, response, error);
     } else {
@@ -250,7 +256,7 @@ export class DeliveryQueue {
       } else {
         this.giveUp(entry, 'rejected', `The tracking endpoint refused the ${record.label} record (HTTP ${status}); it is not retried${detail}`);
       }
-      this.advance(lane);
+      this.advance(lane, false);
     }
     this.pump();
   }
@@ -261,7 +267,7 @@ export class DeliveryQueue {
     if (entry.attempts >= this.settings.maxAttempts) {
       this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
       this.giveUp(entry, 'retries-exhausted', `Gave up the ${record.label} record after ${entry.attempts} attempts; the last failed with ${what}`, error);
-      this.advance(lane);
+      this.advance(lane, false);
       return;
     }
     const delay = nextDelay(entry.attempts, response?.retryAfter, this.settings);
@@ -269,7 +275,7 @@ export class DeliveryQueue {
     if (elapsed + delay > this.settings.maxRetryDurationMs) {
       this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
       this.giveUp(entry, 'retry-budget-exceeded', `Gave up the ${record.label} record: another retry would pass maxRetryDurationMs (${this.settings.maxRetryDurationMs} ms); the last attempt failed with ${what}`, error);
-      this.advance(lane);
+      this.advance(lane, false);
       return;
     }
     this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts, delayMs: delay });
@@ -301,8 +307,8 @@ export class DeliveryQueue {
     this.settled(entry);
   }
 
-  /** Drops the lane's head (settled) and moves on to its next record. */
-  private advance(lane: Lane): void {
+  /** Drops the lane's head (settled) and moves on to its next record (`schedule` as in `makeReady`). */
+  private advance(lane: Lane, schedule = true): void {
     lane.entries[lane.head] = undefined as unknown as Entry;
     lane.head++;
     if (lane.head >= lane.entries.length) {
@@ -314,7 +320,7 @@ export class DeliveryQueue {
       lane.entries = lane.entries.slice(lane.head);
       lane.head = 0;
     }
-    this.makeReady(lane);
+    this.makeReady(lane, schedule);
   }
 
   private settled(entry: Entry): void {
@@ -322,9 +328,12 @@ export class DeliveryQueue {
     entry.counted = true;
     this.pending--;
     if (this.flushWaiters.length > 0) {
-      for (const waiter of this.flushWaiters) if (entry.seq <= waiter.seq) waiter.remaining--;
-      const done = this.flushWaiters.filter((w) => w.remaining <= 0);
-      if (done.length > 0) {
+      let anyDone = false;
+      for (const waiter of this.flushWaiters) {
+        if (entry.seq <= waiter.seq && --waiter.remaining <= 0) anyDone = true;
+      }
+      if (anyDone) {
+        const done = this.flushWaiters.filter((w) => w.remaining <= 0);
         this.flushWaiters = this.flushWaiters.filter((w) => w.remaining > 0);
         for (const waiter of done) waiter.resolve();
       }

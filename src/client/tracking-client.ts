@@ -120,7 +120,8 @@ export class TrackingClient {
   private readonly transport: Transport;
   private readonly queue: DeliveryQueue;
   private readonly log: SafeLogger;
-  private readonly urls = new Map<string, { url: string; label: string }>();
+  /** Tracking URL and report label of each platform kind and record type. */
+  private readonly targets = new Map<string, Map<string, { url: string; label: string }>>();
   private readonly reportWindows = new Map<string, { at: number; suppressed: number }>();
   private deferred: (() => void)[] = [];
   private deferredScheduled = false;
@@ -153,7 +154,8 @@ export class TrackingClient {
       for (const type of RECORD_TYPES) {
         const platform = platformValue(kind, this.options.platformNames);
         const url = trackUrl(this.options.baseUrl, { platform, v: versionFor(kind, type), type, apiKey });
-        this.urls.set(`${kind}|${type}`, { url, label: `${platform} ${type}` });
+        if (!this.targets.has(kind)) this.targets.set(kind, new Map());
+        this.targets.get(kind)!.set(type, { url, label: `${platform} ${type}` });
       }
     }
     this.queue = new DeliveryQueue(this.transport, this.options, {
@@ -204,70 +206,104 @@ export class TrackingClient {
    * `logEvent` call this; use it when the platform is only known at run time.
    */
   track(platform: PlatformKind, type: RecordType, body: unknown): Promise<TrackResult> {
-    const target = this.urls.get(`${platform}|${type}`);
+    return this.submit(platform, type, body, true);
+  }
+
+  /**
+   * `track` for callers that never use the outcome, such as the middleware's deferred tasks:
+   * nothing is returned and no promise is made, which saves CPU and memory for every queued
+   * record. A refused or given-up record is counted and reported through `onError` (or the
+   * logger) exactly as with `track`.
+   */
+  trackAndForget(platform: PlatformKind, type: RecordType, body: unknown): void {
+    this.submit(platform, type, body, false);
+  }
+
+  /** `track`; with `withResult` false, no promise is made and `undefined` is returned. */
+  private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: true): Promise<TrackResult>;
+  private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: boolean): Promise<TrackResult> | undefined;
+  private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: boolean): Promise<TrackResult> | undefined {
+    const target = this.targets.get(platform)?.get(type);
     if (target === undefined) {
-      return this.refuse(new TrackingValidationError('record', [{ path: 'platform', expected: `one of ${PLATFORM_KINDS.join(', ')}`, received: String(platform) }]), platform, type);
+      return this.refuse(new TrackingValidationError('record', [{ path: 'platform', expected: `one of ${PLATFORM_KINDS.join(', ')}`, received: String(platform) }]), platform, type, withResult);
     }
     if (this.closing !== undefined) {
       this.queue.counters.dropped++;
-      return this.refuse(new TrackingDeliveryError('client-closed', `The ${target.label} record was logged after close(); it was not sent. Log records before closing the client.`), platform, type);
+      return this.refuse(new TrackingDeliveryError('client-closed', `The ${target.label} record was logged after close(); it was not sent. Log records before closing the client.`), platform, type, withResult);
     }
     let record: TrackedRecord = { type, platform, body };
     let issues = this.validate(record);
-    if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record`, issues), platform, type);
+    if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record`, issues), platform, type, withResult);
 
     if (platform === 'messenger' && type === 'outgoing') this.rememberToken(record.body);
     const userId = userIdOf(record);
-    if (this.isIgnored(userId, record)) return Promise.resolve({ status: 'skipped', reason: 'ignored-user' });
+    if (this.isIgnored(userId, record)) return withResult ? Promise.resolve({ status: 'skipped', reason: 'ignored-user' }) : undefined;
     if (this.hooks.redact !== undefined || this.hooks.beforeSend !== undefined) {
       try {
         if (this.hooks.redact !== undefined) record = this.hooks.redact(record) ?? record;
         if (this.hooks.beforeSend !== undefined) {
           const result = this.hooks.beforeSend(record);
-          if (result === null) return Promise.resolve({ status: 'skipped', reason: 'dropped-by-before-send' });
+          if (result === null) return withResult ? Promise.resolve({ status: 'skipped', reason: 'dropped-by-before-send' }) : undefined;
           record = result ?? record;
         }
       } catch (error) {
-        return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(hook)', expected: 'redact/beforeSend to return a record', received: `an error (${(error as Error)?.message ?? error})` }]), platform, type);
+        return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(hook)', expected: 'redact/beforeSend to return a record', received: `an error (${(error as Error)?.message ?? error})` }]), platform, type, withResult);
       }
       issues = this.validate(record);
-      if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record (after redact/beforeSend)`, issues), platform, type);
+      if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record (after redact/beforeSend)`, issues), platform, type, withResult);
     }
 
     let json: string;
     try {
       json = JSON.stringify(record.body);
     } catch (error) {
-      return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(root)', expected: 'JSON-serializable data (no cycles, no BigInt)', received: (error as Error).name }]), platform, type);
+      return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(root)', expected: 'JSON-serializable data (no cycles, no BigInt)', received: (error as Error).name }]), platform, type, withResult);
     }
     if (json.length * OVERSIZE_SAFE_FACTOR > this.options.maxBodyBytes && Buffer.byteLength(json) > this.options.maxBodyBytes) {
-      return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(root)', expected: `at most ${this.options.maxBodyBytes} bytes of JSON (maxBodyBytes)`, received: `${Buffer.byteLength(json)} bytes` }]), platform, type);
+      return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(root)', expected: `at most ${this.options.maxBodyBytes} bytes of JSON (maxBodyBytes)`, received: `${Buffer.byteLength(json)} bytes` }]), platform, type, withResult);
     }
     if (this.log.debugEnabled) this.log.debug({ url: redactUrl(target.url), body: redactJson(json) }, `queued ${target.label} record`);
 
-    return this.enqueue(platform, type, json, userId ?? '');
+    return this.enqueue(platform, type, json, userId ?? '', withResult);
   }
 
-  /** Queues a validated, serialized record; when the queue is full, saves it to disk or drops it. */
-  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string): Promise<TrackResult> {
-    const target = this.urls.get(`${platform}|${type}`)!;
+  /**
+   * Queues a validated, serialized record; when the queue is full, saves it to disk or drops it.
+   * With `withResult` false, no promise is made and `undefined` is returned.
+   */
+  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: true): Promise<TrackResult>;
+  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean): Promise<TrackResult> | undefined;
+  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean): Promise<TrackResult> | undefined {
+    const target = this.targets.get(platform)!.get(type)!;
+    // Checked before a queue entry and its promise exist: a record refused here allocates as
+    // little as possible (see bench/README.md, "endpoint down").
+    if (this.queue.isFull) {
+      const full = `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize})`;
+      const persisted = this.store !== undefined && this.store.save([{ platform, type, body: json }]) === 1;
+      if (persisted) this.queue.counters.persisted++;
+      else this.queue.counters.dropped++;
+      const refusal = () =>
+        persisted
+          ? new TrackingDeliveryError('persisted', `${full}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`)
+          : new TrackingDeliveryError('queue-full', `${full}; the ${target.label} record was dropped. The endpoint may be down or slow; raise maxQueueSize, set persistDir, or check TRACKING_BASE_URL.`);
+      if (!withResult) {
+        this.reportLazily(persisted ? 'persisted' : 'queue-full', target.label, refusal);
+        return undefined;
+      }
+      const error = refusal();
+      const refused = handled(Promise.reject(error));
+      this.report(error, target.label);
+      return refused;
+    }
+    if (!withResult) {
+      this.queue.enqueue({ url: target.url, body: json, laneKey, label: target.label, platform, type, resolve: noop, reject: noop });
+      return undefined;
+    }
     let queued!: QueuedRecord;
     const promise = new Promise<TrackResult>((resolve, reject) => {
       queued = { url: target.url, body: json, laneKey, label: target.label, platform, type, resolve, reject };
     });
-    if (!this.queue.enqueue(queued)) {
-      const full = `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize})`;
-      let error: TrackingDeliveryError;
-      if (this.persist([queued]) === 1) {
-        this.queue.counters.persisted++;
-        error = new TrackingDeliveryError('persisted', `${full}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`);
-      } else {
-        this.queue.counters.dropped++;
-        error = new TrackingDeliveryError('queue-full', `${full}; the ${target.label} record was dropped. The endpoint may be down or slow; raise maxQueueSize, set persistDir, or check TRACKING_BASE_URL.`);
-      }
-      queued.reject(error);
-      this.report(error, target.label);
-    }
+    this.queue.enqueue(queued);
     return handled(promise);
   }
 
@@ -312,7 +348,7 @@ export class TrackingClient {
       for (; next < end; next++) {
         const record = records[next];
         const userId = safeUserId(record);
-        this.enqueue(record.platform, record.type, record.body, userId).then(settledOne, settledOne);
+        this.enqueue(record.platform, record.type, record.body, userId, true).then(settledOne, settledOne);
       }
       if (next < records.length) timer = setTimeout(tick, 100);
       else this.stopReplay = undefined;
@@ -357,7 +393,7 @@ export class TrackingClient {
     }
     if (this.deferred.length + this.queue.size >= this.options.maxQueueSize) {
       this.queue.counters.dropped++;
-      this.report(new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); a record was dropped.`), 'deferred');
+      this.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); a record was dropped.`));
       return;
     }
     this.deferred.push(task);
@@ -458,9 +494,25 @@ export class TrackingClient {
     }
   }
 
-  private refuse(error: TrackingError, platform: PlatformKind, type: RecordType): Promise<TrackResult> {
+  private refuse(error: TrackingError, platform: PlatformKind, type: RecordType, withResult = true): Promise<TrackResult> | undefined {
     this.report(error, `${platform} ${type}`, { platform, type });
-    return handled(Promise.reject(error));
+    return withResult ? handled(Promise.reject(error)) : undefined;
+  }
+
+  /**
+   * `report` for a refusal nobody may get to see: without `onError`, a warning the rate limit
+   * would hold back only counts, and the error is never made. A burst of drops then costs no
+   * error objects (each captures a stack trace).
+   */
+  private reportLazily(reason: DeliveryFailureReason, label: string, refusal: () => TrackingError): void {
+    if (this.hooks.onError === undefined && reason !== 'unauthorized') {
+      const window = this.reportWindows.get(reason);
+      if (window !== undefined && Date.now() - window.at < 10_000) {
+        window.suppressed++;
+        return;
+      }
+    }
+    this.report(refusal(), label);
   }
 
   /** Every refused or given-up record ends here: the user's onError, or a rate-limited warning. */

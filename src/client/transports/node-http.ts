@@ -14,6 +14,8 @@ export interface NodeHttpTransportOptions {
   agentOptions?: https.AgentOptions;
 }
 
+const MAX_RESPONSE_BODY_BYTES = 3 * MAX_RESPONSE_BODY_CHARS;
+
 interface Target {
   protocol: string;
   hostname: string;
@@ -74,14 +76,20 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}):
       };
       req.on('error', (error) => finish(error));
       req.on('response', (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          if (body.length < MAX_RESPONSE_BODY_CHARS) body += chunk;
+        // Raw chunks, decoded once at the end (most answers have an empty or tiny body): enough
+        // bytes for MAX_RESPONSE_BODY_CHARS characters, as one UTF-16 character takes at most 3 UTF-8 bytes.
+        let chunks: Buffer[] | undefined;
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (bytes < MAX_RESPONSE_BODY_BYTES) {
+            (chunks ??= []).push(chunk);
+            bytes += chunk.length;
+          }
         });
         res.on('end', () => {
           const retryAfter = res.headers['retry-after'];
-          finish(undefined, { status: res.statusCode ?? 0, retryAfter, body: body.slice(0, MAX_RESPONSE_BODY_CHARS) });
+          const body = chunks === undefined ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8').slice(0, MAX_RESPONSE_BODY_CHARS);
+          finish(undefined, { status: res.statusCode ?? 0, retryAfter, body });
         });
         res.on('error', (error) => finish(error));
         res.on('aborted', () => finish(Object.assign(new Error('tracking response aborted'), { code: 'ECONNRESET' })));

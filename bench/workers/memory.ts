@@ -1,0 +1,169 @@
+/**
+ * Measurement 3, memory: one sender per process, so its resident set size (RSS) is its own.
+ *
+ * - `burst`: after a warm-up, a burst of turns round-robin over `users` conversations
+ *   (`runRoundRobin`; each message is made just before its turn, as if it had just arrived),
+ *   until the sink has counted every record. For `bare`, the bot runs without tracking while a
+ *   bare `node:http` loop sends the same records, made before the burst: the floor any sender of
+ *   one POST per record starts from. Reports the peak RSS growth over the RSS before the burst
+ *   (the kernel's peak, `maxRSS`, or a 5 ms sample, whichever is higher).
+ * - `retained`: the heap one queued record holds (after a full GC), with an endpoint that never answers.
+ * - `down`: the endpoint is down (nothing listens on its port); `client.universal.logIncoming`
+ *   is called `records` times, in batches with a yield between them, then the client is closed
+ *   with a 2 s deadline. Reports RSS growth and how every record ended: delivered, dropped, given up.
+ */
+import net from 'node:net';
+import type { Message } from '../../src/spec/index.js';
+import { dashbotMicrosoft, echoAdapter, forgetReplies, nextTick, ourClient, ourMiddleware, runRoundRobin, sinkWait, userMessage, userMessages } from '../lib/bot.js';
+import { bareLoop } from '../lib/bare.js';
+import { captureRequests } from '../lib/capture.js';
+import { collectGarbage, serve } from '../lib/worker.js';
+
+export type MemorySender = 'none' | 'ours' | 'dashbot' | 'bare';
+
+const MB = 1024 * 1024;
+
+/** Starts tracking the peak RSS of this process (after a full GC); `stop()` reports it. */
+function rssPeak() {
+  collectGarbage();
+  collectGarbage();
+  const baseline = process.memoryUsage.rss();
+  const maxRssBefore = process.resourceUsage().maxRSS * 1024;
+  let sampled = baseline;
+  const timer = setInterval(() => {
+    sampled = Math.max(sampled, process.memoryUsage.rss());
+  }, 5);
+  return {
+    baseline,
+    stop() {
+      clearInterval(timer);
+      sampled = Math.max(sampled, process.memoryUsage.rss());
+      const maxRss = process.resourceUsage().maxRSS * 1024;
+      const peak = maxRss > maxRssBefore ? Math.max(maxRss, sampled) : sampled;
+      return { baselineMb: baseline / MB, peakMb: peak / MB, growthMb: (peak - baseline) / MB };
+    },
+  };
+}
+
+interface BurstArgs {
+  sender: MemorySender;
+  sinkUrl: string;
+  phase: number;
+  turns: number;
+  users: number;
+  /** Our client's `maxQueueSize` (default 10,000). */
+  maxQueueSize?: number;
+}
+
+async function burst(args: BurstArgs) {
+  const { sender, sinkUrl, phase, turns, users } = args;
+  // As configured by default (no onError): drops are counted in stats().
+  const ours = sender === 'ours' ? ourClient(sinkUrl, args.maxQueueSize === undefined ? {} : { maxQueueSize: args.maxQueueSize }, false) : undefined;
+  const bot = sender === 'none' || sender === 'bare' ? echoAdapter() : sender === 'ours' ? echoAdapter(ourMiddleware(ours!.client)) : echoAdapter(dashbotMicrosoft(sinkUrl).middleware());
+  // The bare loop sends the burst's records, made before the burst (so not counted), while the bot runs its turns.
+  const ready = sender === 'bare' ? await captureRequests(sinkUrl, Array.from({ length: turns }, (_, i) => userMessage(phase, i, i % users))) : [];
+  // Warm-up: the same code paths, a tenth of the size, fully delivered.
+  const warm = Math.max(64, Math.floor(turns / 10));
+  await runRoundRobin(bot, warm, users, (i) => userMessage(phase + 1, i, i % users));
+  await ours?.client.flush();
+  if (sender === 'bare') await bareLoop(await captureRequests(sinkUrl, userMessages(phase + 1, warm, users)), 16);
+  if (sender !== 'none') await sinkWait(sinkUrl, phase + 1, 2 * warm);
+  const peak = rssPeak();
+  const start = performance.now();
+  const sent = sender === 'bare' ? bareLoop(ready, 16) : undefined;
+  await runRoundRobin(bot, turns, users, (i) => userMessage(phase, i, i % users));
+  const turnsMs = performance.now() - start;
+  await sent;
+  await ours?.client.flush();
+  const stats = ours?.client.stats();
+  const expected = sender === 'none' ? 0 : 2 * turns - (stats?.dropped ?? 0) - (stats?.failed ?? 0);
+  const counted = sender === 'none' ? undefined : await sinkWait(sinkUrl, phase, expected);
+  const memory = peak.stop();
+  return {
+    ...memory,
+    turns,
+    turnsMs,
+    ms: performance.now() - start,
+    records: sender === 'none' ? 0 : 2 * turns,
+    received: counted?.unique ?? 0,
+    dropped: stats?.dropped ?? 0,
+    failed: stats?.failed ?? 0,
+  };
+}
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function down(args: { records: number; batch: number }) {
+  const port = await closedPort();
+  const { client, reported } = ourClient(`http://127.0.0.1:${port}`);
+  const [sample] = await captureRequests('http://127.0.0.1:1', userMessages(0, 1));
+  const template = JSON.parse(sample.body) as Message;
+  const rejections = new Map<string, number>();
+  let resolved = 0;
+  const onRejected = (error: { reason?: string; name?: string }) => {
+    const reason = error.reason ?? error.name ?? 'unknown';
+    rejections.set(reason, (rejections.get(reason) ?? 0) + 1);
+  };
+  const onResolved = () => void resolved++;
+  const peak = rssPeak();
+  const start = performance.now();
+  for (let i = 0; i < args.records; i++) {
+    const message: Message = { ...template, text: `q0.${i}`, userId: `user-${i % 64}` };
+    client.universal.logIncoming(message).then(onResolved, onRejected);
+    if ((i + 1) % args.batch === 0) await nextTick();
+  }
+  const loggedMs = performance.now() - start;
+  const statsAfterLogging = client.stats();
+  // With the endpoint down the queued records would retry for a long time (one user's records
+  // go one at a time, each through its retries); close() gives up what is left at its deadline.
+  const { abandoned, stats } = await client.close(2000);
+  await nextTick();
+  const memory = peak.stop();
+  return {
+    ...memory,
+    logged: args.records,
+    loggedMs,
+    ms: performance.now() - start,
+    queuedAfterLogging: statsAfterLogging.queued + statsAfterLogging.inFlight,
+    stats,
+    abandoned,
+    resolved,
+    rejections: Object.fromEntries(rejections),
+    reported: Object.fromEntries(reported),
+  };
+}
+
+/**
+ * What one queued record holds: `turns` turns through the middleware to an endpoint that never
+ * answers (a transport whose requests hang), then the heap after a full GC, per queued record.
+ */
+async function retained(args: { turns: number }) {
+  const { client } = ourClient('http://127.0.0.1:9', { maxQueueSize: 4 * args.turns, transport: { send: () => new Promise<never>(() => undefined) } });
+  const bot = echoAdapter(ourMiddleware(client));
+  const messages = userMessages(1, args.turns);
+  collectGarbage();
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  for (const message of messages) await bot.processActivity(message);
+  forgetReplies(bot);
+  await nextTick();
+  await nextTick();
+  collectGarbage();
+  collectGarbage();
+  const after = process.memoryUsage().heapUsed;
+  const stats = client.stats();
+  const records = stats.queued + stats.inFlight;
+  return { records, bytesPerRecord: (after - before) / records };
+}
+
+let unhandled = 0;
+process.on('unhandledRejection', () => void unhandled++);
+serve({ burst, down, retained, unhandled: () => unhandled });
