@@ -114,7 +114,10 @@ function eventEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   if (typeof body.amount === 'number' && Number.isFinite(body.amount)) event.amount = body.amount;
   const reference = str(body.referenceNumber);
   if (reference !== undefined) event.referenceNumber = reference;
-  return { ...head(record), direction: 'event', userId, conversationId: str(body.conversationId) || userId, event };
+  // Messenger messages carry no conversation id, so their conversation is the user (with the page):
+  // a messenger event goes there too, whatever conversationId a bot framework gave it.
+  const conversationId = record.platformKind === 'messenger' ? userId : str(body.conversationId) || userId;
+  return { ...head(record), direction: 'event', userId, conversationId, event };
 }
 
 function messengerIncomingEntries(record: StoredRecord, body: Obj): TranscriptEntry[] {

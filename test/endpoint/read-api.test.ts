@@ -100,6 +100,19 @@ describe('GET /api/users and /api/conversations', () => {
     expect(byId.ann).toMatchObject({ messages: 0, events: 1 });
     expect(byId.bob).toMatchObject({ platform: 'facebook', messages: 3 });
   });
+
+  it("puts a messenger event in its user's messenger conversation, whatever conversationId it carries", async () => {
+    const own = await start();
+    try {
+      const webhook = { object: 'page', entry: [{ id: 'page', time: 1, messaging: [{ sender: { id: 'dora' }, recipient: { id: 'page' }, timestamp: 1, message: { mid: 'm', text: 'hi' } }] }] };
+      expect((await track(own, Q.fbIn, webhook)).status).toBe(200);
+      expect((await track(own, Q.fbEvent, { name: 'liked', type: 'shareEvent', userId: 'dora', conversationId: 'dora-page' })).status).toBe(200);
+      const res = await request(own, '/api/conversations');
+      expect(res.body.conversations).toEqual([expect.objectContaining({ conversationId: 'dora', messages: 1, events: 1 })]);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('GET /api/summary', () => {
