@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CloudAdapter, ConfigurationBotFrameworkAuthentication, TurnContext, type Activity, type ConversationReference } from 'botbuilder';
+import { BotFrameworkAuthenticationFactory, PasswordServiceClientCredentialFactory, type BotFrameworkAuthentication } from 'botframework-connector';
 import { TrackingMiddleware, type TrackingMiddlewareOptions } from '../../src/botbuilder/index.js';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
 import { startHarness, type Harness } from './harness.js';
@@ -40,8 +41,8 @@ afterEach(async () => {
 });
 
 /** Starts a sample's bot on a real CloudAdapter over HTTP, with the tracking middleware. */
-async function startSampleBot(modulePath: string, exportName: string, options: TrackingMiddlewareOptions = {}) {
-  const adapter = new CloudAdapter(new ConfigurationBotFrameworkAuthentication({}));
+async function startSampleBot(modulePath: string, exportName: string, options: TrackingMiddlewareOptions = {}, auth: BotFrameworkAuthentication = new ConfigurationBotFrameworkAuthentication({})) {
+  const adapter = new CloudAdapter(auth);
   adapter.use(new TrackingMiddleware({ client: h.client, ...options }));
   const { startBotServer } = await load('../../samples/lib/bot-server.mjs');
   const Bot = ((await load(modulePath)) as SampleModule)[exportName];
@@ -103,6 +104,19 @@ describe('a CloudAdapter bot over HTTP', () => {
       replyToId: sent.id,
       id: channel.sent[0].id,
     });
+  });
+
+  it('a CloudAdapter whose authentication comes from botframework-connector records the same turn', async () => {
+    // What ConfigurationBotFrameworkAuthentication does inside, spelled out with the connector's own factory.
+    const auth = BotFrameworkAuthenticationFactory.create('', true, '', '', '', '', '', '', '', new PasswordServiceClientCredentialFactory('', ''), { requiredEndorsements: [] });
+    const bot = await startSampleBot('../../samples/echo-bot/bot.mjs', 'EchoBot', {}, auth);
+    expect(await post(bot.url, activity({ text: 'via the connector' }))).toBe(200);
+    const records = await h.records();
+    expect(records.map((r) => [r.type, r.body.text, r.body.userId])).toEqual([
+      ['incoming', 'via the connector', 'user-1'],
+      ['outgoing', 'Echo: via the connector', 'user-1'],
+    ]);
+    expect(channel.sent.map((s) => s.activity.text)).toEqual(['Echo: via the connector']);
   });
 
   it('the intent bot: the offline recognizer\'s trace gives each message its intent, and traces are not recorded', async () => {
