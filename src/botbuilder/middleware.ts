@@ -38,7 +38,19 @@ abstract class BaseMiddleware implements Middleware {
   }
 
   abstract onTurn(context: TurnContext, next: () => Promise<void>): Promise<void>;
+
+  /** Tells the client a turn is running, so that `close()` lets it finish before it stops taking records. */
+  protected beginTurn(): () => void {
+    try {
+      return this.client.beginTurn();
+    } catch (error) {
+      this.records.reportInternal(error);
+      return noop;
+    }
+  }
 }
+
+const noop = (): void => undefined;
 
 /**
  * Records each incoming message (and, with `trackEventActivities`, each incoming event activity)
@@ -51,11 +63,13 @@ abstract class BaseMiddleware implements Middleware {
  */
 export class ReceiveMiddleware extends BaseMiddleware {
   async onTurn(context: TurnContext, next: () => Promise<void>): Promise<void> {
+    const endTurn = this.beginTurn();
     const end = watchIncoming(context, this.records);
     try {
       return await next();
     } finally {
       finish(end, this.records);
+      endTurn();
     }
   }
 }
@@ -68,8 +82,13 @@ export class ReceiveMiddleware extends BaseMiddleware {
  */
 export class SendMiddleware extends BaseMiddleware {
   async onTurn(context: TurnContext, next: () => Promise<void>): Promise<void> {
-    watchOutgoing(context, this.records);
-    return await next();
+    const endTurn = this.beginTurn();
+    try {
+      watchOutgoing(context, this.records);
+      return await next();
+    } finally {
+      endTurn();
+    }
   }
 }
 
@@ -88,12 +107,14 @@ export class TrackingMiddleware extends BaseMiddleware {
   }
 
   async onTurn(context: TurnContext, next: () => Promise<void>): Promise<void> {
+    const endTurn = this.beginTurn();
     const end = watchIncoming(context, this.records);
     try {
       watchOutgoing(context, this.records);
       return await next();
     } finally {
       finish(end, this.records);
+      endTurn();
     }
   }
 }

@@ -126,6 +126,10 @@ export class TrackingClient {
   private deferred: (() => void)[] = [];
   private deferredScheduled = false;
   private closing: Promise<CloseResult> | undefined;
+  /** Set by `close()` once running turns have ended: from then on records are refused. */
+  private refusing = false;
+  private runningTurns = 0;
+  private turnsEnded: (() => void) | undefined;
   private keyProblemReported = false;
   /** The API key and the access tokens seen in messenger records: scrubbed from every report. */
   private readonly secrets: string[];
@@ -227,7 +231,7 @@ export class TrackingClient {
     if (target === undefined) {
       return this.refuse(new TrackingValidationError('record', [{ path: 'platform', expected: `one of ${PLATFORM_KINDS.join(', ')}`, received: String(platform) }]), platform, type, withResult);
     }
-    if (this.closing !== undefined) {
+    if (this.refusing) {
       this.queue.counters.dropped++;
       return this.refuse(new TrackingDeliveryError('client-closed', `The ${target.label} record was logged after close(); it was not sent. Log records before closing the client.`), platform, type, withResult);
     }
@@ -386,7 +390,7 @@ export class TrackingClient {
    * keep mapping and validation out of a bot's turn. A task that throws is reported, never rethrown.
    */
   defer(task: () => void): void {
-    if (this.closing !== undefined) {
+    if (this.refusing) {
       this.queue.counters.dropped++;
       this.report(new TrackingDeliveryError('client-closed', 'A record was logged after close(); it was not sent. Close the client after the bot stops taking turns.'), 'deferred');
       return;
@@ -410,14 +414,31 @@ export class TrackingClient {
   }
 
   /**
-   * Stops taking records, waits up to `closeTimeoutMs` (or `timeoutMs`) for pending ones, gives
-   * up the rest (their promises reject with reason `close-deadline`, and each is reported), and
-   * frees the sockets so the process can exit. Safe to call more than once. Never rejects.
+   * Marks the start of a bot turn (or any unit of work) whose records `close()` should not cut
+   * off: `close()` lets the turns already running finish, for up to half its deadline, before it
+   * stops taking records. Returns the function that ends the turn (calling it twice is harmless).
+   * Once `close()` has begun, new turns are not waited for. The middleware calls this for you.
+   */
+  beginTurn(): () => void {
+    if (this.closing !== undefined) return noop;
+    this.runningTurns++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.runningTurns === 0) this.turnsEnded?.();
+    };
+  }
+
+  /**
+   * Lets running turns finish (see `beginTurn`), stops taking records, waits up to
+   * `closeTimeoutMs` (or `timeoutMs`) in all for pending ones, gives up the rest (their promises
+   * reject with reason `close-deadline`, and each is reported), and frees the sockets so the
+   * process can exit. Safe to call more than once. Never rejects.
    */
   close(timeoutMs: number = this.options.closeTimeoutMs): Promise<CloseResult> {
     if (this.closing === undefined) {
       this.stopReplay?.();
-      this.runDeferred();
       this.closing = this.shutdown(timeoutMs);
     }
     return this.closing;
@@ -431,9 +452,21 @@ export class TrackingClient {
   }
 
   private async shutdown(timeoutMs: number): Promise<CloseResult> {
+    const startedAt = performance.now();
+    if (this.runningTurns > 0) {
+      let wait: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.turnsEnded = resolve;
+        wait = setTimeout(resolve, timeoutMs / 2);
+      });
+      clearTimeout(wait);
+      this.turnsEnded = undefined;
+    }
+    this.runDeferred();
+    this.refusing = true;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => {
-      timer = setTimeout(() => resolve('deadline'), timeoutMs);
+      timer = setTimeout(() => resolve('deadline'), Math.max(0, timeoutMs - (performance.now() - startedAt)));
     });
     const outcome = await Promise.race([this.queue.flush().then(() => 'flushed' as const), deadline]);
     clearTimeout(timer);
