@@ -32,7 +32,7 @@ function isAlive(pid: number): boolean {
 }
 
 /** Writes undeliverable records to a directory and reads back what an earlier process left there. */
-export class RecordStore {
+export class UndeliveredStore {
   private readonly file: string;
   private bytes: number;
 

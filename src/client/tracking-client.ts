@@ -24,7 +24,7 @@ import { DeliveryQueue, type QueuedRecord, type TrackResult } from './delivery-q
 import { TrackingDeliveryError, TrackingError, TrackingValidationError, type DeliveryFailureReason } from './errors.js';
 import { debugFromEnv, SafeLogger, stderrLogger, silentLogger } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type TrackedRecord, type TrackingClientOptions } from './options.js';
-import { RecordStore, type PersistedRecord } from './persistence.js';
+import { UndeliveredStore, type PersistedRecord } from './persistence.js';
 import { redactJson, redactUrl, safeCause, scrub } from './redact.js';
 import type { Transport } from './transport.js';
 import { createNodeHttpTransport } from './transports/node-http.js';
@@ -133,7 +133,7 @@ export class TrackingClient {
   private keyProblemReported = false;
   /** The API key and the access tokens seen in messenger records: scrubbed from every report. */
   private readonly secrets: string[];
-  private readonly store: RecordStore | undefined;
+  private readonly store: UndeliveredStore | undefined;
   /** Stops a replay under way, saving back what it has not queued yet. */
   private stopReplay: (() => void) | undefined;
   private readonly signalHandlers = new Map<NodeJS.Signals, () => void>();
@@ -153,7 +153,7 @@ export class TrackingClient {
     this.secrets = [apiKey];
     this.log = new SafeLogger(target, () => this.secrets, debug);
     this.transport = options.transport ?? createNodeHttpTransport({ maxSockets: this.options.maxConcurrency });
-    this.store = options.persistDir === undefined ? undefined : new RecordStore(options.persistDir, this.options.maxPersistBytes);
+    this.store = options.persistDir === undefined ? undefined : new UndeliveredStore(options.persistDir, this.options.maxPersistBytes);
     for (const kind of PLATFORM_KINDS) {
       for (const type of RECORD_TYPES) {
         const platform = platformValue(kind, this.options.platformNames);
@@ -164,7 +164,8 @@ export class TrackingClient {
     }
     this.queue = new DeliveryQueue(this.transport, this.options, {
       scrub: (text) => scrub(text, this.secrets),
-      persist: this.store === undefined ? undefined : (record) => this.persist([record]) === 1,
+      // A queued record carries its platform, type and body: it is a PersistedRecord as it is.
+      persist: this.store === undefined ? undefined : (record) => this.store?.save([record]) === 1,
       safeCause: (error) => safeCause(error, this.secrets),
       onGiveUp: (error, record) => this.report(error, record.label),
       onAttempt: this.log.debugEnabled
@@ -311,17 +312,12 @@ export class TrackingClient {
     return handled(promise);
   }
 
-  private persist(records: readonly QueuedRecord[]): number {
-    if (this.store === undefined) return 0;
-    return this.store.save(records.map((r): PersistedRecord => ({ platform: r.platform, type: r.type, body: r.body })));
-  }
-
   /**
    * Re-sends what an earlier process saved to `persistDir`: a batch at a time, only while the
    * queue has room, so a large backlog neither floods the endpoint nor crowds out live records.
    * The files are deleted once every record in them has settled (given-up ones are saved again).
    */
-  private replay(store: RecordStore): void {
+  private replay(store: UndeliveredStore): void {
     const { records, release } = store.claim();
     if (records.length === 0) {
       release();
