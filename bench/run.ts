@@ -5,7 +5,7 @@
  *
  *   npm run bench                 full run (a few minutes)
  *   npm run bench -- --quick      smoke run (about a minute; fewer, smaller rounds)
- *   npm run bench -- --only=1,4   only some measurements (1 in-turn, 2 delivery, 3 memory, 4 endpoint)
+ *   npm run bench -- --only=1,4   only some measurements (1 in-turn, 2 delivery, 3 memory, 4 endpoint, 5 latency)
  *   BENCH_CPU_PROF=1 npm run bench -- --only=2   also writes CPU profiles of the workers to bench/profiles/
  *                                               (summarize one: npx tsx bench/profile-summary.ts <file>)
  *
@@ -25,7 +25,7 @@ import type { LoadResult } from './workers/load.js';
 
 const quick = process.argv.includes('--quick');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
-const only = new Set((onlyArg?.slice('--only='.length) ?? '1,2,3,4').split(',').map(Number));
+const only = new Set((onlyArg?.slice('--only='.length) ?? '1,2,3,4,5').split(',').map(Number));
 
 const CONFIG = quick
   ? {
@@ -33,12 +33,14 @@ const CONFIG = quick
       delivery: { warmup: 1, rounds: 3, turns: 1000, singleUserTurns: 250, concurrency: 16 },
       memory: { repeats: 1, burstTurns: 5000, downRecords: 50_000 },
       endpoint: { warmup: 1, rounds: 2, durationMs: 1000, concurrency: 32 },
+      latency: { rounds: 1, turns: 1200, users: 200, delaysMs: [0, 50, 150], socketCap: 256 },
     }
   : {
       inTurn: { warmup: 2, rounds: 15, blocks: 20, blockTurns: 100 },
       delivery: { warmup: 1, rounds: 7, turns: 4000, singleUserTurns: 500, concurrency: 16 },
       memory: { repeats: 5, burstTurns: 20_000, downRecords: 200_000 },
       endpoint: { warmup: 1, rounds: 5, durationMs: 2000, concurrency: 32 },
+      latency: { rounds: 3, turns: 3000, users: 200, delaysMs: [0, 50, 150], socketCap: 256 },
     };
 
 /** One line of the printed table. */
@@ -398,6 +400,60 @@ async function measureEndpoint(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 5. Delivery at real-world latency
+// ---------------------------------------------------------------------------------------------
+
+async function measureLatency(sink: Worker, sinkUrl: string): Promise<void> {
+  const { rounds, turns, users, delaysMs, socketCap } = CONFIG.latency;
+  log(`5. latency: an endpoint ${delaysMs.join(', ')} ms away, ${turns} turns (${2 * turns} records) from ${users} users, ${rounds} round(s) per sender`);
+  const senders: DeliverySender[] = ['ours', 'dashbot'];
+  const raw: Record<string, Record<DeliverySender, DeliveryResult>[]> = {};
+  for (const delay of delaysMs) {
+    const workers = new Map<DeliverySender, Worker>();
+    for (const sender of senders) {
+      const w = await startWorker('sender', [sender]);
+      await w.call('setup', { sinkUrl: `${sinkUrl}/delay/${delay}`, turns, users, singleUserTurns: 1 });
+      workers.set(sender, w);
+    }
+    for (let r = 0; r < rounds; r++) {
+      const round = {} as Record<DeliverySender, DeliveryResult>;
+      for (let k = 0; k < senders.length; k++) {
+        const sender = senders[(k + r) % senders.length];
+        const phase = phases(1);
+        await sink.call('phase', { phase });
+        round[sender] = await workers.get(sender)!.call<DeliveryResult>('round', { phase, users, concurrency: 0 });
+      }
+      (raw[delay] ??= []).push(round);
+    }
+    await sink.call('phase', { phase: null });
+    for (const w of workers.values()) await w.stop();
+  }
+  results.latency = { config: CONFIG.latency, rounds: raw };
+
+  const S = '5 latency';
+  for (const delay of delaysMs) {
+    const perSec = (k: DeliverySender) => raw[delay].map((r) => (r[k].records * 1000) / r[k].wallMs);
+    const sockets = (k: DeliverySender) => Math.max(...raw[delay].map((r) => r[k].peakSockets));
+    const lost = (k: DeliverySender) => raw[delay].reduce((n, r) => n + r[k].records - r[k].received, 0);
+    const ours = summarize(perSec('ours'));
+    const dash = summarize(perSec('dashbot'));
+    const vsDash = summarize(paired(perSec('ours'), perSec('dashbot'), (x, y) => x / y));
+    const where = delay === 0 ? 'loopback' : `${delay} ms away`;
+    row(S, `endpoint ${where}, ${users} users: ours records/s (${sockets('ours')} sockets)`, ours, { digits: 0 });
+    row(S, `  … dashbot records/s (${sockets('dashbot')} sockets)`, dash, { digits: 0 });
+    row(S, '  … ours × dashbot', vsDash, { digits: 2, unit: '×', target: '≥ 1×', pass: vsDash.median >= 1 });
+    if (delay > 0) {
+      // One user's records go one at a time: at most min(users, sockets) requests are in flight, each taking a round trip.
+      const limit = (Math.min(users, socketCap) * 1000) / delay;
+      const vsLimit = summarize(perSec('ours').map((x) => x / limit));
+      row(S, `  … ours × the limit min(users, sockets) / RTT = ${fmt(limit, 0)}/s`, vsLimit, { digits: 2, unit: '×', target: '≥ 0.8×', pass: vsLimit.median >= 0.8 });
+    }
+    note(S, '  … sockets used (ours / dashbot)', `${sockets('ours')} / ${sockets('dashbot')}`, 'ours ≤ 256', sockets('ours') <= socketCap);
+    note(S, '  … records lost (ours / dashbot)', `${lost('ours')} / ${lost('dashbot')}`, 'ours 0', lost('ours') === 0);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 function printTable(): void {
   const headers = ['', 'figure', 'median', 'IQR', 'target', ''];
@@ -435,7 +491,7 @@ async function main(): Promise<void> {
       log(`4. skipped: the local endpoint (src/endpoint) does not build: ${(error as Error).message}`);
     }
   }
-  const needsSink = [1, 2, 3].some((m) => only.has(m));
+  const needsSink = [1, 2, 3, 5].some((m) => only.has(m));
   const sink = needsSink ? await startWorker('sink') : undefined;
   const sinkUrl = sink === undefined ? '' : await sink.call<string>('url');
   try {
@@ -443,6 +499,7 @@ async function main(): Promise<void> {
     if (only.has(2)) await measureDelivery(sink!, sinkUrl);
     if (only.has(3)) await measureMemory(sinkUrl);
     if (only.has(4)) await measureEndpoint();
+    if (only.has(5)) await measureLatency(sink!, sinkUrl);
   } finally {
     await sink?.stop();
   }

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import { TestAdapter, TranscriptLoggerMiddleware, type Activity, type Middleware, type MiddlewareHandler, type TurnContext } from 'botbuilder';
 import { TrackingClient, type TrackingClientOptions } from '../../src/client/index.js';
-import { TrackingMiddleware } from '../../src/botbuilder/index.js';
+import { TrackingMiddleware } from '../../src/middleware/index.js';
 
 /** The API key every sender uses. */
 export const API_KEY = 'bench-key-0123456789';
@@ -118,6 +118,8 @@ export interface SinkCount {
   /** When the last record arrived, ms since the epoch. */
   lastAt: number;
   unmarked: number;
+  /** Most connections the sender had open at once during the phase. */
+  peakSockets?: number;
 }
 
 /** Waits until the sink counted `n` distinct records of `phase`, or none arrived for `idleMs` (some were lost). */

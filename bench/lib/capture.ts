@@ -4,7 +4,7 @@
  * `logIncoming` sender replay them, so every sender carries the same bodies.
  */
 import type { Activity } from 'botbuilder';
-import { TrackingMiddleware } from '../../src/botbuilder/index.js';
+import { TrackingMiddleware } from '../../src/middleware/index.js';
 import { TrackingClient } from '../../src/client/index.js';
 import type { TransportRequest } from '../../src/client/transport.js';
 import { API_KEY, echoAdapter } from './bot.js';

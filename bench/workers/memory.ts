@@ -13,7 +13,7 @@
  *   with a 2 s deadline. Reports RSS growth and how every record ended: delivered, dropped, given up.
  */
 import net from 'node:net';
-import type { Message } from '../../src/spec/index.js';
+import type { Message } from '../../src/protocol/index.js';
 import { dashbotMicrosoft, echoAdapter, forgetReplies, nextTick, ourClient, ourMiddleware, runRoundRobin, sinkWait, userMessage, userMessages } from '../lib/bot.js';
 import { bareLoop } from '../lib/bare.js';
 import { captureRequests } from '../lib/capture.js';

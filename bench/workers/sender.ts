@@ -15,7 +15,7 @@
  */
 import type { Activity, TestAdapter } from 'botbuilder';
 import type { TrackingClient } from '../../src/client/index.js';
-import type { Message } from '../../src/spec/index.js';
+import type { Message } from '../../src/protocol/index.js';
 import { dashbotMicrosoft, echoAdapter, epochMs, ourClient, ourMiddleware, runRoundRobin, sinkWait, userMessages, type SinkCount } from '../lib/bot.js';
 import { bareLoop } from '../lib/bare.js';
 import { captureRequests, type CapturedRequest } from '../lib/capture.js';
@@ -49,6 +49,8 @@ export interface DeliveryResult {
   requests: number;
   wallMs: number;
   cpuMs: number;
+  /** Most connections open at the sink at once during the round. */
+  peakSockets: number;
   /** What our client reported (refused or given up), by reason. */
   reported?: Record<string, number>;
 }
@@ -120,6 +122,7 @@ async function round(args: DeliveryRound): Promise<DeliveryResult> {
     requests: counted.total,
     wallMs: end - start,
     cpuMs: (used.user + used.system) / 1000,
+    peakSockets: counted.peakSockets ?? 0,
     reported: ours === undefined ? undefined : Object.fromEntries(ours.reported),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The loopback tracking sink of measurements 1–3, in its own process so its CPU is not counted
  * in the sender's. It answers every POST with 200 `{}` (after 200 ms when the path starts with
- * `/slow/`) and counts records by the unique marker in their `text` (`q<phase>.<seq>` for a
+ * `/slow/`, after N ms when it starts with `/delay/N/`: an endpoint that far away) and counts records by the unique marker in their `text` (`q<phase>.<seq>` for a
  * user's message, `a<phase>.<seq>` for the bot's echo), so a lost or duplicated record shows.
  *
  * A sender that replays the same records every round has the parent set the phase they count
@@ -21,12 +21,16 @@ const SLOW_MS = 200;
 interface Phase {
   unique: Set<string>;
   total: number;
+  /** Most connections open at once while the phase was current, beyond those open when it began. */
+  peakSockets: number;
+  baseSockets: number;
   /** When the last record of the phase arrived (ms since the epoch, sub-ms precision). */
   lastAt: number;
   waiters: { n: number; done(): void; arrived(): void }[];
 }
 
 const phases = new Map<number, Phase>();
+let openSockets = 0;
 let unmarked = 0;
 /** When set (IPC command `phase`), every record counts in this phase, whatever its marker's phase. */
 let currentPhase: number | undefined;
@@ -34,7 +38,7 @@ let currentPhase: number | undefined;
 function phase(id: number): Phase {
   let p = phases.get(id);
   if (p === undefined) {
-    p = { unique: new Set(), total: 0, lastAt: 0, waiters: [] };
+    p = { unique: new Set(), total: 0, peakSockets: 0, baseSockets: openSockets, lastAt: 0, waiters: [] };
     phases.set(id, p);
   }
   return p;
@@ -63,12 +67,15 @@ function count(body: string): void {
 
 function report(id: number) {
   const p = phase(id);
-  return { unique: p.unique.size, total: p.total, lastAt: p.lastAt, unmarked };
+  return { unique: p.unique.size, total: p.total, lastAt: p.lastAt, unmarked, peakSockets: p.peakSockets };
 }
 
 const OK = '{}';
 const server = http.createServer((req, res) => {
-  const url = req.url ?? '/';
+  let url = req.url ?? '/';
+  const delayed = /^\/delay\/(\d+)(\/.*)$/.exec(url);
+  const delayMs = delayed === null ? (url.startsWith('/slow/') ? SLOW_MS : 0) : Number(delayed[1]);
+  if (delayed !== null) url = delayed[2];
   if (url.startsWith('/_bench/')) {
     const q = new URL(url, 'http://sink').searchParams;
     const id = Number(q.get('phase'));
@@ -101,12 +108,20 @@ const server = http.createServer((req, res) => {
     const respond = () => {
       if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK.length }).end(OK);
     };
-    if (url.startsWith('/slow/')) setTimeout(respond, SLOW_MS);
+    if (delayMs > 0) setTimeout(respond, delayMs);
     else respond();
   });
   req.on('error', () => undefined);
 });
 server.on('clientError', (_error, socket) => socket.destroy());
+server.on('connection', (socket) => {
+  openSockets++;
+  if (currentPhase !== undefined) {
+    const p = phase(currentPhase);
+    p.peakSockets = Math.max(p.peakSockets, openSockets - p.baseSockets);
+  }
+  socket.on('close', () => openSockets--);
+});
 
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
@@ -114,6 +129,9 @@ server.listen(0, '127.0.0.1', () => {
     url: () => `http://127.0.0.1:${port}`,
     count: (args: { phase: number }) => report(args.phase),
     forget: (args: { phase: number }) => void phases.delete(args.phase),
-    phase: (args: { phase: number | null }) => void (currentPhase = args.phase ?? undefined),
+    phase: (args: { phase: number | null }) => {
+      currentPhase = args.phase ?? undefined;
+      if (currentPhase !== undefined) phase(currentPhase).baseSockets = openSockets;
+    },
   });
 });

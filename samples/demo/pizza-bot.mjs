@@ -1,7 +1,9 @@
-// The demo's bot: a pizza shop. It shows every kind of record the analytics middleware produces:
-// intents from a recognizer (the offline KeywordRecognizer, so no cloud keys), a card with an image
-// and buttons, a button click, a revenue event, and messages the bot could not handle.
-import { ActivityHandler, CardFactory, MessageFactory } from 'botbuilder';
+// The demo's agent: a pizza shop on the Microsoft 365 Agents SDK (an AgentApplication). It shows
+// every kind of record the analytics middleware produces: intents from a recognizer (the offline
+// KeywordRecognizer, so no cloud keys), a card with an image and buttons, a button click, a revenue
+// event, and messages the router could not handle, answered by a (canned) generative fallback
+// whose reply is marked AI-generated.
+import { AgentApplication, CardFactory, MemoryStorage, MessageFactory } from '@microsoft/agents-hosting';
 import { setIntent, trackEvent } from 'botbuilder-conversation-analytics';
 import { KeywordRecognizer, topIntent } from '../intent-bot/recognizer.mjs';
 
@@ -27,40 +29,48 @@ function menuCard() {
   );
 }
 
-export class PizzaBot extends ActivityHandler {
-  constructor(recognizer = new KeywordRecognizer(MODEL)) {
-    super();
-    let orders = 0;
-    this.onMessage(async (context, next) => {
-      const result = await recognizer.recognize(context); // its trace gives the record its intent
-      const intent = topIntent(result);
-      if (intent === 'Greeting') {
-        await context.sendActivity(MessageFactory.suggestedActions(['menu', 'help'], 'Hello! Want to see the menu?'));
-      } else if (intent === 'ShowMenu') {
-        await context.sendActivity(MessageFactory.attachment(menuCard()));
-      } else if (intent === 'OrderPizza') {
-        const pizza = result.entities.pizza?.[0];
-        if (pizza === undefined) {
-          await context.sendActivity('Which pizza? Say "menu" to see them.');
-        } else {
-          orders += 1;
-          trackEvent(context, {
-            type: 'revenueEvent',
-            name: 'pizza-order',
-            amount: MENU[pizza].price,
-            referenceNumber: `order-${orders}`,
-            metadata: { pizza, currency: 'EUR' },
-          });
-          await context.sendActivity(`One ${pizza} coming up: ${MENU[pizza].price.toFixed(2)} EUR. Thank you!`);
-        }
-      } else if (intent === 'Help') {
-        await context.sendActivity('Say "menu" to see our pizzas, then tap one to order it.');
+/** The Schema.org entity that marks a reply as AI-generated (what the Agents SDK's addAIToActivity adds). */
+const AI_GENERATED = { type: 'https://schema.org/Message', '@type': 'Message', '@context': 'https://schema.org', '@id': '', additionalType: ['AIGeneratedContent'] };
+
+/**
+ * The pizza agent. Add the tracking middleware to its adapter:
+ * `createPizzaAgent().adapter.use(new TrackingMiddleware())`.
+ */
+export function createPizzaAgent(recognizer = new KeywordRecognizer(MODEL)) {
+  const agent = new AgentApplication({ storage: new MemoryStorage() });
+  let orders = 0;
+  agent.onActivity('message', async (context) => {
+    const result = await recognizer.recognize(context); // its trace gives the record its intent
+    const intent = topIntent(result);
+    if (intent === 'Greeting') {
+      await context.sendActivity(MessageFactory.suggestedActions(['menu', 'help'], 'Hello! Want to see the menu?'));
+    } else if (intent === 'ShowMenu') {
+      await context.sendActivity(MessageFactory.attachment(menuCard()));
+    } else if (intent === 'OrderPizza') {
+      const pizza = result.entities.pizza?.[0];
+      if (pizza === undefined) {
+        await context.sendActivity('Which pizza? Say "menu" to see them.');
       } else {
-        // Mark what the bot could not handle, so the analytics show it.
-        setIntent(context, { name: 'NotHandled', inputs: [] });
-        await context.sendActivity("Sorry, I didn't get that. Say help for ideas.");
+        orders += 1;
+        trackEvent(context, {
+          type: 'revenueEvent',
+          name: 'pizza-order',
+          amount: MENU[pizza].price,
+          referenceNumber: `order-${orders}`,
+          metadata: { pizza, currency: 'EUR' },
+        });
+        await context.sendActivity(`One ${pizza} coming up: ${MENU[pizza].price.toFixed(2)} EUR. Thank you!`);
       }
-      await next();
-    });
-  }
+    } else if (intent === 'Help') {
+      await context.sendActivity('Say "menu" to see our pizzas, then tap one to order it.');
+    } else {
+      // Mark what the router could not handle, so the analytics show it; a generative fallback
+      // (canned here) answers, and its reply says it is AI-generated.
+      setIntent(context, { name: 'NotHandled', inputs: [] });
+      const reply = MessageFactory.text("I'm only a pizza shop assistant, so I can't help with that. Say help for ideas.");
+      reply.entities = [AI_GENERATED];
+      await context.sendActivity(reply);
+    }
+  });
+  return agent;
 }

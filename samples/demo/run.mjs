@@ -1,5 +1,6 @@
 // `npm start`: the one-command demo. It starts the bundled tracking endpoint on a free loopback
-// port, runs the pizza bot on a real CloudAdapter over loopback HTTP with TrackingMiddleware,
+// port, runs the pizza agent (Microsoft 365 Agents SDK: an AgentApplication on its CloudAdapter,
+// hosted the way the SDK's express host does it) over loopback HTTP with TrackingMiddleware,
 // plays a scripted conversation (webchat and messenger users), and prints what the endpoint
 // received: transcripts and a summary. No key and no network beyond loopback.
 //
@@ -13,10 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TrackingClient, TrackingMiddleware } from 'botbuilder-conversation-analytics';
 import { startTrackingEndpoint } from 'botbuilder-conversation-analytics/endpoint';
-import { createCloudAdapter, startBotServer } from '../lib/bot-server.mjs';
+import { startAgentServer } from '../lib/agent-server.mjs';
 import { startChannelService } from '../lib/channel-service.mjs';
 import { SCRIPT } from './conversation.mjs';
-import { PizzaBot } from './pizza-bot.mjs';
+import { createPizzaAgent } from './pizza-bot.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.resolve(here, '../../dist/cli.js');
@@ -27,13 +28,13 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'conversation-analytics-de
 const endpoint = await startTrackingEndpoint({ port: 0, apiKeys: [API_KEY], dataFile: path.join(dataDir, 'records.ndjson'), log: () => undefined });
 const channel = await startChannelService('reply-');
 
-const adapter = createCloudAdapter({}); // no app id: local use only
+const agent = createPizzaAgent();
 const client = new TrackingClient({ apiKey: API_KEY, baseUrl: endpoint.url });
-adapter.use(new TrackingMiddleware(client));
-const bot = await startBotServer({ adapter, bot: new PizzaBot(), port: 0 });
+agent.adapter.use(new TrackingMiddleware(client));
+const bot = await startAgentServer({ agent, port: 0, authConfig: {} }); // no client id: anonymous, local use only
 
 console.log(`Tracking endpoint: ${endpoint.url}`);
-console.log(`Bot (CloudAdapter): ${bot.url}\n`);
+console.log(`Agent (Microsoft 365 Agents SDK, AgentApplication): ${bot.url}\n`);
 console.log('The conversation:');
 
 let failed = false;
@@ -49,7 +50,8 @@ for (const [index, step] of SCRIPT.entries()) {
   for (const { activity: reply } of channel.sent.slice(before)) {
     if (reply?.type !== 'message') continue;
     const card = reply.attachments?.length ? ` [card: ${reply.attachments.map((a) => a.content?.title ?? a.contentType).join(', ')}]` : '';
-    console.log(`    PizzaBot: ${reply.text ?? ''}${card}`);
+    const ai = reply.entities?.some((e) => e.additionalType?.includes('AIGeneratedContent')) ? ' [AI generated]' : '';
+    console.log(`    PizzaBot: ${reply.text ?? ''}${card}${ai}`);
   }
 }
 
@@ -76,7 +78,7 @@ if (serve) {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } else {
-  console.log(`\nRun \`npm start -- --serve\` to keep the endpoint running and open ${endpoint.url}/ in a browser.`);
+  console.log('\nThe demo is over and its endpoint has stopped. To read these transcripts on the page, run `npm start -- --serve`: it keeps the endpoint and its page running and prints the address to open.');
   await endpoint.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
   process.exitCode = failed ? 1 : 0;

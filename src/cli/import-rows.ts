@@ -2,7 +2,7 @@
  * Turning rows of a CSV or JSONL export (support tickets, survey answers, chat archives) into
  * universal-platform messages, and checking each against the spec before anything is sent.
  */
-import { validate, type Intent, type Message, type ValidationIssue } from '../spec/index.js';
+import { isPlainObject, validate, type Intent, type Message, type ValidationIssue } from '../protocol/index.js';
 import { UsageError } from './command.js';
 import { parseCsv } from './csv.js';
 
@@ -49,7 +49,7 @@ export function jsonlRows(text: string): SourceRows {
     const row: SourceRow = { row: rows.length + 1, line: index + 1, values: Object.create(null) };
     try {
       const value: unknown = JSON.parse(raw);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) Object.assign(row.values, value);
+      if (isPlainObject(value)) Object.assign(row.values, value);
       else row.error = 'is not a JSON object';
     } catch {
       row.error = 'is not valid JSON';

@@ -11,6 +11,9 @@ an append-only file, and JSON reads under /api/ (users, conversations, transcrip
 Options:
   --port N                 Port to listen on (default ${DEFAULT_PORT}, env TRACKING_PORT; 0 = any free port)
   --host ADDRESS           Address to listen on (default 127.0.0.1: this machine only)
+  --allowed-host NAME      A host name clients use to reach the endpoint (repeat for several; also
+                           env TRACKING_ALLOWED_HOSTS, comma-separated). Requests addressed to any
+                           other name are refused (403), writes included
   --key KEY                An accepted API key; repeat for several (also env TRACKING_API_KEYS,
                            comma-separated, and TRACKING_API_KEY). Without any, every key that is
                            not a placeholder is accepted (only allowed on 127.0.0.1).
@@ -73,6 +76,7 @@ export const serveCommand: Command = {
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
         key: { type: 'string', multiple: true },
         data: { type: 'string' },
         memory: { type: 'boolean' },
@@ -90,6 +94,7 @@ export const serveCommand: Command = {
     const endpoint = await startTrackingEndpoint({
       port,
       host: values.host,
+      allowedHosts: [...(values['allowed-host'] ?? []), ...(io.env.TRACKING_ALLOWED_HOSTS ?? '').split(',')].map((name) => name.trim()).filter(Boolean),
       apiKeys,
       dataFile: values.memory ? false : values.data,
       fsync: values.fsync,

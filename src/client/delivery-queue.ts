@@ -1,14 +1,18 @@
 /**
  * The delivery queue: bounded, one lane per user so each user's records go out in the order
- * they were logged, lanes served round-robin up to a concurrency cap, retries with backoff.
+ * they were logged, lanes served round-robin within a window of requests in flight that follows
+ * the endpoint (see concurrency.ts) up to a cap, retries with backoff.
  *
- * Process lifetime: an idle queue holds no timer and no socket. While records are pending
- * (queued, in flight or waiting to retry) their backoff timers and sockets keep the process
- * alive, so an awaited log call always settles; the retry caps bound how long.
+ * Process lifetime: an idle queue holds no timer and no socket. Requests in flight keep the
+ * process alive (their sockets); backoff timers do not: when a process has nothing else to do
+ * while records wait to be retried, the client closes itself within `closeTimeoutMs` (see
+ * TrackingClient), so an awaited log call still settles and a short script still exits.
  */
 import { TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
+import { ConcurrencyWindow } from './concurrency.js';
+import { endpointOf, errorCode, hintFor, isPermanentNetworkError } from './diagnose.js';
 import { classifyStatus, nextDelay, type RetrySettings } from './retry.js';
-import type { PlatformKind, RecordType } from '../spec/index.js';
+import type { PlatformKind, RecordType } from '../protocol/index.js';
 import type { Transport, TransportResponse } from './transport.js';
 
 /** A record was accepted by the endpoint. */
@@ -20,10 +24,10 @@ export interface DeliveredResult {
   attempts: number;
 }
 
-/** A hook (`ignoreUsers` or `beforeSend`) decided not to send the record. */
+/** A hook (`ignoreUsers` or `beforeSend`) decided not to send the record, or tracking is off (`enabled: false`). */
 export interface SkippedResult {
   status: 'skipped';
-  reason: 'ignored-user' | 'dropped-by-before-send';
+  reason: 'ignored-user' | 'dropped-by-before-send' | 'disabled';
 }
 
 /** How a log call settles when it does not reject. */
@@ -48,6 +52,10 @@ interface Entry {
   seq: number;
   attempts: number;
   firstAttemptAt: number;
+  /** When the current attempt was sent. */
+  sentAt: number;
+  /** Whether the window was full or records were waiting when the current attempt was sent. */
+  sentSaturated: boolean;
   lastStatus?: number;
   /** Resolved or rejected. */
   settled: boolean;
@@ -74,6 +82,7 @@ export interface DeliveryCounters {
 
 export interface DeliverySettings extends RetrySettings {
   maxQueueSize: number;
+  /** The most requests in flight; the window adapts below it. */
   maxConcurrency: number;
   requestTimeoutMs: number;
 }
@@ -113,13 +122,23 @@ export class DeliveryQueue {
   private inFlight = 0;
   private seq = 0;
   private pumpScheduled = false;
+  private readonly window: ConcurrencyWindow;
+  /** The most requests in flight at once so far. */
+  peakInFlight = 0;
   readonly counters: DeliveryCounters = { delivered: 0, retried: 0, failed: 0, dropped: 0, persisted: 0 };
 
   constructor(
     private readonly transport: Transport,
     private readonly settings: DeliverySettings,
     private readonly hooks: DeliveryHooks,
-  ) {}
+  ) {
+    this.window = new ConcurrencyWindow(settings.maxConcurrency);
+  }
+
+  /** Requests the window lets be in flight now. */
+  get concurrencyLimit(): number {
+    return this.window.limit;
+  }
 
   /** Records accepted and not yet settled, in flight and backing off included. */
   get size(): number {
@@ -146,7 +165,7 @@ export class DeliveryQueue {
       lane = { key: record.laneKey, entries: [], head: 0, state: 'idle' };
       this.lanes.set(record.laneKey, lane);
     }
-    lane.entries.push({ record, seq: ++this.seq, attempts: 0, firstAttemptAt: 0, settled: false, counted: false });
+    lane.entries.push({ record, seq: ++this.seq, attempts: 0, firstAttemptAt: 0, sentAt: 0, sentSaturated: false, settled: false, counted: false });
     this.pending++;
     if (lane.state === 'idle') this.makeReady(lane);
     return true;
@@ -199,12 +218,13 @@ export class DeliveryQueue {
   }
 
   private pump(): void {
-    while (this.inFlight < this.settings.maxConcurrency && this.readyHead < this.ready.length) {
+    const limit = this.window.limit;
+    while (this.inFlight < limit && this.readyHead < this.ready.length) {
       const lane = this.ready[this.readyHead];
       this.ready[this.readyHead++] = undefined as unknown as Lane;
       if (lane.state !== 'ready') continue;
       lane.state = 'active';
-      this.attempt(lane, lane.entries[lane.head]);
+      this.attempt(lane, lane.entries[lane.head], this.inFlight + 1 >= limit || this.readyHead < this.ready.length);
     }
     if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
       this.ready = this.ready.slice(this.readyHead);
@@ -212,10 +232,13 @@ export class DeliveryQueue {
     }
   }
 
-  private attempt(lane: Lane, entry: Entry): void {
+  private attempt(lane: Lane, entry: Entry, saturated: boolean): void {
     this.inFlight++;
+    if (this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
     entry.attempts++;
-    if (entry.attempts === 1) entry.firstAttemptAt = performance.now();
+    entry.sentAt = performance.now();
+    entry.sentSaturated = saturated;
+    if (entry.attempts === 1) entry.firstAttemptAt = entry.sentAt;
     const { record } = entry;
     let sent: Promise<TransportResponse>;
     try {
@@ -237,6 +260,9 @@ export class DeliveryQueue {
     }
     const verdict = response === undefined ? 'retry' : classifyStatus(response.status);
     if (response !== undefined) entry.lastStatus = response.status;
+    const now = performance.now();
+    if (verdict === 'retry') this.window.onFailure(entry.sentAt, now);
+    else if (verdict === 'delivered') this.window.onSuccess(entry.sentAt, now, entry.sentSaturated);
     const { record } = entry;
     if (verdict === 'delivered') {
       this.hooks.onAttempt?.(record, { status: response?.status, attempt: entry.attempts });
@@ -252,9 +278,10 @@ export class DeliveryQueue {
       const status = response?.status;
       const detail = response?.body ? `: ${this.hooks.scrub(response.body.slice(0, 300))}` : '';
       if (verdict === 'unauthorized') {
-        this.giveUp(entry, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). Check TRACKING_API_KEY (or the apiKey option) for this bot.`);
+        this.giveUp(entry, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). ${hintFor(record.url, status, undefined)}`);
       } else {
-        this.giveUp(entry, 'rejected', `The tracking endpoint refused the ${record.label} record (HTTP ${status}); it is not retried${detail}`);
+        const hint = status === 404 ? ` ${hintFor(record.url, status, undefined)}` : '';
+        this.giveUp(entry, 'rejected', `The tracking endpoint ${endpointOf(record.url)} refused the ${record.label} record (HTTP ${status}); it is not retried${detail}.${hint}`);
       }
       this.advance(lane, false);
     }
@@ -263,10 +290,18 @@ export class DeliveryQueue {
 
   private retryOrGiveUp(lane: Lane, entry: Entry, response: TransportResponse | undefined, error: Error | undefined): void {
     const { record } = entry;
-    const what = response ? `HTTP ${response.status}` : `${(error as { code?: string })?.code ?? error?.name ?? 'network error'}`;
+    const what = response ? `HTTP ${response.status}` : `${errorCode(error) ?? error?.name ?? 'network error'}`;
+    const hint = hintFor(record.url, response?.status, error);
+    if (response === undefined && isPermanentNetworkError(error)) {
+      // A TLS or protocol mismatch meets the same wall on every retry.
+      this.hooks.onAttempt?.(record, { error, attempt: entry.attempts });
+      this.giveUp(entry, 'rejected', `Gave up the ${record.label} record without retrying: ${hint}`, error);
+      this.advance(lane, false);
+      return;
+    }
     if (entry.attempts >= this.settings.maxAttempts) {
       this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
-      this.giveUp(entry, 'retries-exhausted', `Gave up the ${record.label} record after ${entry.attempts} attempts; the last failed with ${what}`, error);
+      this.giveUp(entry, 'retries-exhausted', `Gave up the ${record.label} record after ${entry.attempts} attempts; the last failed with ${what}. ${hint}`, error);
       this.advance(lane, false);
       return;
     }
@@ -274,17 +309,19 @@ export class DeliveryQueue {
     const elapsed = performance.now() - entry.firstAttemptAt;
     if (elapsed + delay > this.settings.maxRetryDurationMs) {
       this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
-      this.giveUp(entry, 'retry-budget-exceeded', `Gave up the ${record.label} record: another retry would pass maxRetryDurationMs (${this.settings.maxRetryDurationMs} ms); the last attempt failed with ${what}`, error);
+      this.giveUp(entry, 'retry-budget-exceeded', `Gave up the ${record.label} record: another retry would pass maxRetryDurationMs (${this.settings.maxRetryDurationMs} ms); the last attempt failed with ${what}. ${hint}`, error);
       this.advance(lane, false);
       return;
     }
     this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts, delayMs: delay });
     this.counters.retried++;
-    // Ref'd on purpose: a pending retry keeps the process alive until it is delivered or given up.
+    // Unref'd: a retry alone does not keep the process alive. When nothing else does, the client
+    // closes itself (bounded by closeTimeoutMs; see TrackingClient), and the retry runs within that.
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (!entry.settled) this.makeReady(lane);
     }, delay);
+    timer.unref();
     this.timers.add(timer);
   }
 

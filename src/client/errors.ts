@@ -2,7 +2,7 @@
  * Error classes, one per failure kind. Messages say what to do; none of them ever carries the
  * API key, an access token, or a record's content.
  */
-import type { ValidationIssue } from '../spec/index.js';
+import type { ValidationIssue } from '../protocol/index.js';
 
 /** Base class of every error this package raises. */
 export class TrackingError extends Error {

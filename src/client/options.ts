@@ -1,7 +1,7 @@
 /**
  * The client's options, their defaults, and how they are checked.
  */
-import { checkApiKey, DEFAULT_PLATFORM_NAMES, type PlatformKind, type PlatformNames, type RecordType, type ValidationIssue } from '../spec/index.js';
+import { checkApiKey, DEFAULT_PLATFORM_NAMES, type PlatformKind, type PlatformNames, type RecordType, type ValidationIssue } from '../protocol/index.js';
 import { TrackingConfigError, type TrackingError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { DeliverySettings } from './delivery-queue.js';
@@ -38,7 +38,12 @@ export interface TrackingClientOptions {
   transport?: Transport;
   /** Most records waiting at once (queued, retrying, in flight). Past it a record is dropped and its promise rejects with reason `queue-full`. Default 10,000. */
   maxQueueSize?: number;
-  /** Most requests in flight at once (different users in parallel; one user's records one at a time). Default 16. */
+  /**
+   * Most requests in flight at once, and the size of the socket pool (different users in
+   * parallel; one user's records one at a time, so each user's order holds). Below it the client
+   * adapts: it starts with 16, grows while the endpoint keeps up, and backs off on errors, 429s
+   * and rising latency. Default 256.
+   */
   maxConcurrency?: number;
   /** Time limit of one request, in ms; a slower request counts as a failed attempt and is retried. Default 10,000. */
   requestTimeoutMs?: number;
@@ -52,7 +57,10 @@ export interface TrackingClientOptions {
   maxBackoffMs?: number;
   /** Longest `Retry-After` honoured, in ms. Default 30,000. */
   maxRetryAfterMs?: number;
-  /** How long `close()` waits for pending records before giving them up, in ms. Default 10,000. */
+  /**
+   * How long `close()` waits for pending records before giving them up, in ms; also how long a
+   * process that has nothing else to do waits for its pending records before it exits. Default 5,000.
+   */
   closeTimeoutMs?: number;
   /** Largest serialized record, in bytes; a larger one is refused with `TrackingValidationError`. Default 1 MiB (the local endpoint's limit). */
   maxBodyBytes?: number;
@@ -92,8 +100,22 @@ export interface TrackingClientOptions {
    * `true` means `['SIGTERM', 'SIGINT']`. Default: off.
    */
   closeOnSignals?: boolean | readonly NodeJS.Signals[];
+  /**
+   * `false`: a client that records nothing and never touches the network (for tests and local
+   * runs); it says so once, needs no key or URL, and every log call resolves with
+   * `{ status: 'skipped', reason: 'disabled' }`. Default: env `TRACKING_ENABLED` (`false`, `0`,
+   * `no` or `off` turn it off), else `true`.
+   */
+  enabled?: boolean;
   /** Environment to read defaults from. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+}
+
+/** Whether a client with these options tracks at all (`enabled`, else env `TRACKING_ENABLED`). */
+export function isEnabled(options: TrackingClientOptions): boolean {
+  if (options.enabled !== undefined) return options.enabled !== false;
+  const value = (options.env ?? process.env).TRACKING_ENABLED?.trim().toLowerCase();
+  return !(value === 'false' || value === '0' || value === 'no' || value === 'off');
 }
 
 export interface ResolvedOptions extends DeliverySettings {
@@ -108,59 +130,59 @@ export interface ResolvedOptions extends DeliverySettings {
 
 const NUMERIC_DEFAULTS = {
   maxQueueSize: 10_000,
-  maxConcurrency: 16,
+  maxConcurrency: 256,
   requestTimeoutMs: 10_000,
   maxAttempts: 5,
   maxRetryDurationMs: 60_000,
   initialBackoffMs: 250,
   maxBackoffMs: 10_000,
   maxRetryAfterMs: 30_000,
-  closeTimeoutMs: 10_000,
+  closeTimeoutMs: 5_000,
   maxBodyBytes: 1024 * 1024,
   maxPersistBytes: 50 * 1024 * 1024,
 } as const;
 
 type NumericOption = keyof typeof NUMERIC_DEFAULTS;
 
-/** Fills in defaults from the environment and checks every option; throws `TrackingConfigError` naming the first bad one. */
+/**
+ * Fills in defaults from the environment and checks every option. Throws one `TrackingConfigError`
+ * that names every missing or invalid setting at once (the API key, the base URL, numeric options),
+ * each with what to do, so a deployment is fixed in one go.
+ */
 export function resolveOptions(options: TrackingClientOptions): ResolvedOptions {
   const env = options.env ?? process.env;
+  const messages: string[] = [];
+  const issues: ValidationIssue[] = [];
   const apiKey = options.apiKey ?? env.TRACKING_API_KEY;
   if (apiKey === undefined || apiKey === '') {
-    throw new TrackingConfigError(
-      'No API key: set the TRACKING_API_KEY environment variable, or pass { apiKey } to the TrackingClient. A key comes with each bot you create in the analytics dashboard.',
-      [{ path: 'apiKey', expected: 'the bot\'s API key (env TRACKING_API_KEY)', received: 'missing' }],
-    );
-  }
-  const keyIssues = checkApiKey(apiKey);
-  if (keyIssues.length > 0) {
-    throw new TrackingConfigError(
-      'The API key is a placeholder (such as <API_KEY>), not a real key: put the bot\'s key in TRACKING_API_KEY or the apiKey option.',
-      keyIssues,
-    );
+    messages.push('No API key: set the TRACKING_API_KEY environment variable, or pass { apiKey } to the TrackingClient. A key comes with each bot you create in the analytics dashboard.');
+    issues.push({ path: 'apiKey', expected: 'the bot\'s API key (env TRACKING_API_KEY)', received: 'missing' });
+  } else {
+    const keyIssues = checkApiKey(apiKey);
+    if (keyIssues.length > 0) {
+      messages.push('The API key is a placeholder (such as <API_KEY>), not a real key: put the bot\'s key in TRACKING_API_KEY or the apiKey option.');
+      issues.push(...keyIssues);
+    }
   }
   const baseUrl = options.baseUrl ?? env.TRACKING_BASE_URL;
   if (baseUrl === undefined || baseUrl === '') {
-    throw new TrackingConfigError(
-      'No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints).',
-      [{ path: 'baseUrl', expected: 'the endpoint\'s base URL (env TRACKING_BASE_URL)', received: 'missing' }],
-    );
-  }
-  if (!/^https?:\/\/[^/\s]+/i.test(baseUrl) || !URL.canParse(baseUrl)) {
-    throw new TrackingConfigError(
-      'baseUrl (TRACKING_BASE_URL) must be an absolute http:// or https:// URL, such as http://127.0.0.1:3979.',
-      [{ path: 'baseUrl', expected: 'an absolute http(s) URL', received: 'not an http(s) URL' }],
-    );
+    messages.push('No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints).');
+    issues.push({ path: 'baseUrl', expected: 'the endpoint\'s base URL (env TRACKING_BASE_URL)', received: 'missing' });
+  } else if (!/^https?:\/\/[^/\s]+/i.test(baseUrl) || !URL.canParse(baseUrl)) {
+    messages.push('baseUrl (TRACKING_BASE_URL) must be an absolute http:// or https:// URL, such as http://127.0.0.1:3979.');
+    issues.push({ path: 'baseUrl', expected: 'an absolute http(s) URL', received: 'not an http(s) URL' });
   }
   const numbers = {} as Record<NumericOption, number>;
   for (const name of Object.keys(NUMERIC_DEFAULTS) as NumericOption[]) {
     const value = options[name] ?? NUMERIC_DEFAULTS[name];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      const issue: ValidationIssue = { path: name, expected: 'a positive number', received: typeof value };
-      throw new TrackingConfigError(`Option ${name} must be a positive number (default ${NUMERIC_DEFAULTS[name]}).`, [issue]);
+      messages.push(`Option ${name} must be a positive number (default ${NUMERIC_DEFAULTS[name]}).`);
+      issues.push({ path: name, expected: 'a positive number', received: typeof value });
+      continue;
     }
     numbers[name] = value;
   }
+  if (messages.length > 0) throw new TrackingConfigError(messages.length === 1 ? messages[0] : `${messages.length} settings need fixing: ${messages.map((m, i) => `(${i + 1}) ${m}`).join(' ')}`, issues);
   const platformNames = { ...DEFAULT_PLATFORM_NAMES, ...options.platformNames };
   for (const key of ['directMessage', 'messenger'] as const) {
     if (!/^[a-z0-9_-]+$/.test(platformNames[key]) || ['sms', 'universal'].includes(platformNames[key])) {
@@ -172,8 +194,8 @@ export function resolveOptions(options: TrackingClientOptions): ResolvedOptions 
   }
   return {
     ...numbers,
-    apiKey,
-    baseUrl,
+    apiKey: apiKey as string,
+    baseUrl: baseUrl as string,
     platformNames,
     allowReferralEvent: options.allowReferralEvent === true,
   };

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PlatformKind, RecordType } from '../spec/index.js';
+import { PLATFORM_KINDS, RECORD_TYPES, type PlatformKind, type RecordType } from '../protocol/index.js';
 
 /** A record as stored on disk. */
 export interface PersistedRecord {
@@ -31,10 +31,33 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** What `claim` returns: the saved records it could read, the lines it skipped (by reason), and the function that deletes the files. */
+export interface Claimed {
+  records: PersistedRecord[];
+  /** Lines that were skipped, counted by reason (`unreadable`, `unknown platform`, `unknown type`, `no body`). */
+  skipped: Record<string, number>;
+  release(): void;
+}
+
+const KINDS: ReadonlySet<string> = new Set(PLATFORM_KINDS);
+const TYPES: ReadonlySet<string> = new Set(RECORD_TYPES);
+
+/** Why a saved line cannot be re-sent, or `undefined` when it can. */
+function problemOf(parsed: unknown): string | undefined {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'unreadable';
+  const { platform, type, body } = parsed as Record<string, unknown>;
+  if (typeof platform !== 'string' || !KINDS.has(platform)) return 'unknown platform';
+  if (typeof type !== 'string' || !TYPES.has(type)) return 'unknown type';
+  if (body === undefined) return 'no body';
+  return undefined;
+}
+
 /** Writes undeliverable records to a directory and reads back what an earlier process left there. */
 export class UndeliveredStore {
   private readonly file: string;
   private bytes: number;
+  /** Bytes of the files this process claimed and is re-sending: not counted against `maxBytes` (their records are counted again if they are saved again). */
+  private claimedBytes = 0;
 
   /**
    * @param dir created if missing (mode 0700).
@@ -45,7 +68,7 @@ export class UndeliveredStore {
     private readonly maxBytes: number,
   ) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.file = path.join(dir, `records-${process.pid}-${Date.now().toString(36)}${SUFFIX}`);
+    this.file = path.join(dir, `records-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}${SUFFIX}`);
     this.bytes = this.totalSize();
   }
 
@@ -54,7 +77,9 @@ export class UndeliveredStore {
    * many were written; the rest did not fit under `maxBytes` or the write failed.
    */
   save(records: readonly PersistedRecord[]): number {
-    let text = '';
+    // Every write starts on a line of its own: a write torn by a full disk or a crash can never
+    // glue the next record to its remains (the reader skips the torn line and the empty ones).
+    let text = '\n';
     let count = 0;
     for (const record of records) {
       const line = `{"platform":${JSON.stringify(record.platform)},"type":${JSON.stringify(record.type)},"body":${record.body}}\n`;
@@ -76,9 +101,10 @@ export class UndeliveredStore {
   /**
    * Takes over the files earlier processes left (renaming them so two clients never send the
    * same file), and returns their records with a function that deletes the files once the
-   * records are settled. Torn or unreadable lines are skipped.
+   * records are settled. Torn, unreadable or foreign lines (an unknown platform or type, no body)
+   * are skipped and counted in `skipped`, by reason; they never stop the rest.
    */
-  claim(): { records: PersistedRecord[]; release(): void } {
+  claim(): Claimed {
     const claimed: string[] = [];
     for (const name of safeReaddir(this.dir)) {
       const full = path.join(this.dir, name);
@@ -96,25 +122,40 @@ export class UndeliveredStore {
       }
     }
     const records: PersistedRecord[] = [];
+    const skipped: Record<string, number> = {};
+    const skip = (reason: string) => void (skipped[reason] = (skipped[reason] ?? 0) + 1);
     for (const file of claimed) {
       let text: string;
       try {
         text = fs.readFileSync(file, 'utf8');
+        this.claimedBytes += Buffer.byteLength(text);
       } catch {
+        skip('unreadable');
         continue;
       }
       for (const line of text.split('\n')) {
-        if (line.length === 0) continue;
+        if (line.trim().length === 0) continue;
+        let parsed: unknown;
         try {
-          const parsed = JSON.parse(line) as { platform: PlatformKind; type: RecordType; body: unknown };
-          records.push({ platform: parsed.platform, type: parsed.type, body: JSON.stringify(parsed.body) });
+          parsed = JSON.parse(line);
         } catch {
-          // A line torn by a crash mid-write: skip it.
+          skip('unreadable'); // a line torn by a crash or a full disk mid-write
+          continue;
         }
+        const problem = problemOf(parsed);
+        if (problem !== undefined) {
+          skip(problem);
+          continue;
+        }
+        const record = parsed as { platform: PlatformKind; type: RecordType; body: unknown };
+        records.push({ platform: record.platform, type: record.type, body: JSON.stringify(record.body) });
       }
     }
+    // The claimed files are being re-sent: what fails again is saved again and counted then.
+    this.bytes = Math.max(0, this.totalSize() - this.claimedBytes);
     return {
       records,
+      skipped,
       release: () => {
         for (const file of claimed) {
           try {
@@ -123,6 +164,7 @@ export class UndeliveredStore {
             // Already gone.
           }
         }
+        this.claimedBytes = 0;
         this.bytes = this.totalSize();
       },
     };

@@ -1,10 +1,12 @@
 /**
  * Secret redaction: the API key and messenger access tokens never reach a log line or an error.
  */
+import { SECRET_PARAMETERS } from '../protocol/index.js';
 
 const MASK = '***';
-const QUERY_SECRET = /([?&](?:apiKey|api_key|access_token)=)[^&#\s"']*/gi;
-const JSON_SECRET = /("(?:access_token|apiKey)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
+const SECRET_NAMES = SECRET_PARAMETERS.join('|');
+const QUERY_SECRET = new RegExp(`([?&](?:${SECRET_NAMES})=)[^&#\\s"']*`, 'gi');
+const JSON_SECRET = new RegExp(`("(?:${SECRET_NAMES})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
 const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]+/g;
 
 /** Replaces secret query parameters (`apiKey`, `access_token`) in a URL or any text with `***`. */
@@ -18,13 +20,25 @@ export function redactJson(text: string): string {
 }
 
 /**
+ * The forms a secret takes in text that came back from elsewhere: as is, percent-encoded (upper
+ * and lower case hex), form-encoded (spaces as `+`), and JSON-escaped.
+ */
+export function secretForms(secret: string): string[] {
+  const percent = encodeURIComponent(secret);
+  const forms = new Set([secret, percent, percent.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), percent.replace(/%20/g, '+'), JSON.stringify(secret).slice(1, -1)]);
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
  * Removes every known secret from a piece of text: secret query parameters, JSON secret fields,
- * bearer tokens, and each literal value in `secrets` wherever it appears.
+ * bearer tokens, and each value in `secrets` wherever it appears, in any of its forms
+ * (`secretForms`: raw, percent-, form- or JSON-encoded).
  */
 export function scrub(text: string, secrets: readonly string[] = []): string {
   let out = redactJson(redactUrl(text)).replace(BEARER, `$1${MASK}`);
   for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(MASK);
+    if (secret.length < 4) continue;
+    for (const form of secretForms(secret)) if (out.includes(form)) out = out.split(form).join(MASK);
   }
   return out;
 }

@@ -8,93 +8,52 @@ import {
   PLATFORM_KINDS,
   RECORD_TYPES,
   trackUrl,
-  validate,
   versionFor,
-  type Message,
-  type MessengerIncoming,
-  type MessengerOutgoing,
-  type MessengerRequestData,
-  type MessengerResponseBody,
   type PlatformKind,
   type RecordType,
   type TrackingEvent,
-  type ValidationIssue,
-} from '../spec/index.js';
-import { DeliveryQueue, type QueuedRecord, type TrackResult } from './delivery-queue.js';
-import { TrackingDeliveryError, TrackingError, TrackingValidationError, type DeliveryFailureReason } from './errors.js';
+} from '../protocol/index.js';
+import type { CloseResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
+import { DeliveryQueue, type QueuedRecord, type SkippedResult, type TrackResult } from './delivery-queue.js';
+import { TrackingDeliveryError, TrackingError, TrackingValidationError } from './errors.js';
 import { debugFromEnv, SafeLogger, stderrLogger, silentLogger } from './logger.js';
-import { resolveOptions, type ResolvedOptions, type TrackedRecord, type TrackingClientOptions } from './options.js';
-import { UndeliveredStore, type PersistedRecord } from './persistence.js';
+import { isEnabled, resolveOptions, type ResolvedOptions, type TrackingClientOptions } from './options.js';
+import { UndeliveredStore } from './persistence.js';
+import { RecordBuilder } from './record-builder.js';
 import { redactJson, redactUrl, safeCause, scrub } from './redact.js';
+import { replaySaved, type Replay } from './replay.js';
+import { Reporter } from './reporter.js';
+import { closeOnSignals, logClosed } from './signals.js';
 import type { Transport } from './transport.js';
 import { createNodeHttpTransport } from './transports/node-http.js';
 
-/** What `stats()` reports. */
-export interface TrackingStats {
-  /** Records waiting: queued or backing off before a retry (not in flight). */
-  queued: number;
-  /** Requests in flight now. */
-  inFlight: number;
-  /** Records the endpoint accepted. */
-  delivered: number;
-  /** Retries made (attempts after a record's first). */
-  retried: number;
-  /** Records given up after being tried (refused, unauthorized, out of retries or time, or at the close deadline). */
-  failed: number;
-  /** Records refused without being tried: queue full, or logged after `close()`. */
-  dropped: number;
-  /** Records saved to `persistDir` for a later client to send. */
-  persisted: number;
-}
-
-/** What `close()` reports. */
-export interface CloseResult {
-  /** Records still pending at the deadline, now given up with reason `close-deadline`. */
-  abandoned: number;
-  stats: TrackingStats;
-}
-
-/** Log methods of the sms, universal and direct-message platforms (generic message shape). */
-export interface GenericTracker {
-  /** The platform value sent as `platform`. */
-  readonly platform: string;
-  /**
-   * Logs a message from the user to the bot. Resolves when the endpoint accepted it; rejects at once
-   * with `TrackingValidationError` when it breaks the spec (nothing is sent), or later with
-   * `TrackingDeliveryError` when it is given up. An ignored promise never becomes an unhandled rejection.
-   */
-  logIncoming(message: Message): Promise<TrackResult>;
-  /** Logs a message from the bot to the user. Settles as `logIncoming` does. */
-  logOutgoing(message: Message): Promise<TrackResult>;
-}
-
-/** Log methods of the messenger platform. */
-export interface MessengerTracker {
-  readonly platform: string;
-  /** Logs the webhook payload exactly as the messenger platform delivered it (with an optional intent on each message). Settles as `GenericTracker.logIncoming`. */
-  logIncoming(payload: MessengerIncoming): Promise<TrackResult>;
-  /**
-   * Logs what the bot sent: the request data it posted to the platform (`uri`, `method`, `json`,
-   * optionally `qs` and `intent`) and the platform's reply. Settles as `GenericTracker.logIncoming`.
-   */
-  logOutgoing(requestData: MessengerRequestData & { intent?: MessengerOutgoing['intent'] }, responseBody?: MessengerResponseBody): Promise<TrackResult>;
-}
-
-/** Options of `logEvent`. */
-export interface LogEventOptions {
-  /** The platform to send the event on. Default: messenger for a shareEvent, direct-message for every other type. */
-  platform?: PlatformKind;
-}
+export type { CloseResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
+export { userIdOf } from './records.js';
 
 const noop = () => undefined;
+
+/** Clients with records pending when the process runs out of work: one `beforeExit` listener for all of them. */
+const exitWatchers = new Set<() => void>();
+function onBeforeExit(): void {
+  for (const watcher of [...exitWatchers]) watcher();
+}
+/** Calls `watcher` when the process runs out of work; returns the function that stops it. */
+function watchExit(watcher: () => void): () => void {
+  if (exitWatchers.size === 0) process.on('beforeExit', onBeforeExit);
+  exitWatchers.add(watcher);
+  return () => {
+    exitWatchers.delete(watcher);
+    if (exitWatchers.size === 0) process.off('beforeExit', onBeforeExit);
+  };
+}
+
+const DISABLED: SkippedResult = Object.freeze({ status: 'skipped', reason: 'disabled' });
 
 /** A promise already marked as handled, so that ignoring it never raises an unhandled rejection. */
 function handled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(noop);
   return promise;
 }
-
-const OVERSIZE_SAFE_FACTOR = 3; // a UTF-16 code unit is at most 3 UTF-8 bytes
 
 /**
  * Sends conversation records to the tracking endpoint.
@@ -115,14 +74,13 @@ export class TrackingClient {
   readonly messenger: MessengerTracker;
 
   private readonly options: ResolvedOptions;
-  private readonly hooks: Pick<TrackingClientOptions, 'redact' | 'ignoreUsers' | 'beforeSend' | 'onError'>;
-  private readonly ignoredUsers: ReadonlySet<string> | undefined;
+  private readonly builder: RecordBuilder;
+  private readonly reporter: Reporter;
   private readonly transport: Transport;
   private readonly queue: DeliveryQueue;
   private readonly log: SafeLogger;
   /** Tracking URL and report label of each platform kind and record type. */
   private readonly targets = new Map<string, Map<string, { url: string; label: string }>>();
-  private readonly reportWindows = new Map<string, { at: number; suppressed: number }>();
   private deferred: (() => void)[] = [];
   private deferredScheduled = false;
   private closing: Promise<CloseResult> | undefined;
@@ -130,30 +88,44 @@ export class TrackingClient {
   private refusing = false;
   private runningTurns = 0;
   private turnsEnded: (() => void) | undefined;
-  private keyProblemReported = false;
   /** The API key and the access tokens seen in messenger records: scrubbed from every report. */
   private readonly secrets: string[];
+  private readonly seenSecrets = new Set<string>();
   private readonly store: UndeliveredStore | undefined;
   /** Stops a replay under way, saving back what it has not queued yet. */
-  private stopReplay: (() => void) | undefined;
-  private readonly signalHandlers = new Map<NodeJS.Signals, () => void>();
+  private replay: Replay | undefined;
+  /** The error a burst of refusals shares, per reason and record kind (see `enqueue`). */
+  private readonly refusals = new Map<string, { error: TrackingDeliveryError; at: number }>();
+  private stopListening: (() => void) | undefined;
+  /** Listens for the process running out of work while records are pending (see `guardExit`). */
+  private exitGuard: (() => void) | undefined;
+  /** `false` when tracking is off (`enabled: false` or env `TRACKING_ENABLED=false`): nothing is recorded or sent. */
+  private readonly enabled: boolean;
 
   /**
    * @throws TrackingConfigError when the API key or base URL is missing (naming the environment
    * variable to set), a placeholder, or an option is out of range.
    */
   constructor(options: TrackingClientOptions = {}) {
-    this.options = resolveOptions(options);
-    this.hooks = { redact: options.redact, ignoreUsers: options.ignoreUsers, beforeSend: options.beforeSend, onError: options.onError };
-    this.ignoredUsers = Array.isArray(options.ignoreUsers) ? new Set(options.ignoreUsers as string[]) : undefined;
+    this.enabled = isEnabled(options);
+    // Off: no key or URL is needed, and none is used (nothing is ever sent).
+    this.options = resolveOptions(this.enabled ? options : { ...options, apiKey: 'tracking-disabled', baseUrl: 'http://127.0.0.1' });
     const env = options.env ?? process.env;
     const debug = options.debug ?? debugFromEnv(env);
     const target = options.logger === false ? silentLogger : (options.logger ?? stderrLogger(debug ? 'debug' : 'info'));
     const apiKey = this.options.apiKey;
     this.secrets = [apiKey];
     this.log = new SafeLogger(target, () => this.secrets, debug);
+    this.reporter = new Reporter(options.onError, this.log);
+    this.builder = new RecordBuilder(this.options, options, (token) => {
+      // Every token seen is remembered (no cap): one echoed back later must never appear raw.
+      if (!this.seenSecrets.has(token)) {
+        this.seenSecrets.add(token);
+        this.secrets.push(token);
+      }
+    });
     this.transport = options.transport ?? createNodeHttpTransport({ maxSockets: this.options.maxConcurrency });
-    this.store = options.persistDir === undefined ? undefined : new UndeliveredStore(options.persistDir, this.options.maxPersistBytes);
+    this.store = options.persistDir === undefined || !this.enabled ? undefined : new UndeliveredStore(options.persistDir, this.options.maxPersistBytes);
     for (const kind of PLATFORM_KINDS) {
       for (const type of RECORD_TYPES) {
         const platform = platformValue(kind, this.options.platformNames);
@@ -167,7 +139,7 @@ export class TrackingClient {
       // A queued record carries its platform, type and body: it is a PersistedRecord as it is.
       persist: this.store === undefined ? undefined : (record) => this.store?.save([record]) === 1,
       safeCause: (error) => safeCause(error, this.secrets),
-      onGiveUp: (error, record) => this.report(error, record.label),
+      onGiveUp: (error, record) => this.reporter.report(error, record.label),
       onAttempt: this.log.debugEnabled
         ? (record, outcome) =>
             this.log.debug(
@@ -186,8 +158,21 @@ export class TrackingClient {
       logOutgoing: (requestData, responseBody) =>
         this.track('messenger', 'outgoing', responseBody === undefined ? requestData : { ...requestData, responseBody }),
     };
-    if (this.store !== undefined) this.replay(this.store);
-    if (options.closeOnSignals) this.listenForSignals(options.closeOnSignals === true ? ['SIGTERM', 'SIGINT'] : options.closeOnSignals);
+    if (!this.enabled) {
+      this.log.info({}, 'Tracking is off (enabled: false or TRACKING_ENABLED=false): nothing is recorded or sent.');
+      return;
+    }
+    if (this.store !== undefined) {
+      this.replay = replaySaved(this.store, {
+        log: this.log,
+        maxQueueSize: this.options.maxQueueSize,
+        queued: () => this.queue.size,
+        enqueue: (record, userId) => this.enqueue(record.platform, record.type, record.body, userId, true, true),
+      });
+    }
+    if (options.closeOnSignals) {
+      this.stopListening = closeOnSignals(options.closeOnSignals === true ? ['SIGTERM', 'SIGINT'] : options.closeOnSignals, () => this.close(), this.log);
+    }
   }
 
   /** The wire value of a platform kind, as configured (`platformNames`). */
@@ -228,6 +213,7 @@ export class TrackingClient {
   private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: true): Promise<TrackResult>;
   private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: boolean): Promise<TrackResult> | undefined;
   private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: boolean): Promise<TrackResult> | undefined {
+    if (!this.enabled) return withResult ? Promise.resolve(DISABLED) : undefined;
     const target = this.targets.get(platform)?.get(type);
     if (target === undefined) {
       return this.refuse(new TrackingValidationError('record', [{ path: 'platform', expected: `one of ${PLATFORM_KINDS.join(', ')}`, received: String(platform) }]), platform, type, withResult);
@@ -236,53 +222,27 @@ export class TrackingClient {
       this.queue.counters.dropped++;
       return this.refuse(new TrackingDeliveryError('client-closed', `The ${target.label} record was logged after close(); it was not sent. Log records before closing the client.`), platform, type, withResult);
     }
-    let record: TrackedRecord = { type, platform, body };
-    let issues = this.validate(record);
-    if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record`, issues), platform, type, withResult);
-
-    if (platform === 'messenger' && type === 'outgoing') this.rememberToken(record.body);
-    const userId = userIdOf(record);
-    if (this.isIgnored(userId, record)) return withResult ? Promise.resolve({ status: 'skipped', reason: 'ignored-user' }) : undefined;
-    if (this.hooks.redact !== undefined || this.hooks.beforeSend !== undefined) {
-      try {
-        if (this.hooks.redact !== undefined) record = this.hooks.redact(record) ?? record;
-        if (this.hooks.beforeSend !== undefined) {
-          const result = this.hooks.beforeSend(record);
-          if (result === null) return withResult ? Promise.resolve({ status: 'skipped', reason: 'dropped-by-before-send' }) : undefined;
-          record = result ?? record;
-        }
-      } catch (error) {
-        return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(hook)', expected: 'redact/beforeSend to return a record', received: `an error (${(error as Error)?.message ?? error})` }]), platform, type, withResult);
-      }
-      issues = this.validate(record);
-      if (issues.length > 0) return this.refuse(new TrackingValidationError(`The ${target.label} record (after redact/beforeSend)`, issues), platform, type, withResult);
-    }
-
-    let json: string;
-    try {
-      json = JSON.stringify(record.body);
-    } catch (error) {
-      return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(root)', expected: 'JSON-serializable data (no cycles, no BigInt)', received: (error as Error).name }]), platform, type, withResult);
-    }
-    if (json.length * OVERSIZE_SAFE_FACTOR > this.options.maxBodyBytes && Buffer.byteLength(json) > this.options.maxBodyBytes) {
-      return this.refuse(new TrackingValidationError(`The ${target.label} record`, [{ path: '(root)', expected: `at most ${this.options.maxBodyBytes} bytes of JSON (maxBodyBytes)`, received: `${Buffer.byteLength(json)} bytes` }]), platform, type, withResult);
-    }
+    const built = this.builder.build(platform, type, body, target.label);
+    if (built.status === 'refused') return this.refuse(built.error, platform, type, withResult);
+    if (built.status === 'skipped') return withResult ? Promise.resolve(built.result) : undefined;
+    const { json, userId } = built;
     if (this.log.debugEnabled) this.log.debug({ url: redactUrl(target.url), body: redactJson(json) }, `queued ${target.label} record`);
 
-    return this.enqueue(platform, type, json, userId ?? '', withResult);
+    return this.enqueue(platform, type, json, userId, withResult);
   }
 
   /**
    * Queues a validated, serialized record; when the queue is full, saves it to disk or drops it.
    * With `withResult` false, no promise is made and `undefined` is returned.
    */
-  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: true): Promise<TrackResult>;
-  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean): Promise<TrackResult> | undefined;
-  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean): Promise<TrackResult> | undefined {
+  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: true, saved?: boolean): Promise<TrackResult>;
+  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean, saved?: boolean): Promise<TrackResult> | undefined;
+  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean, saved = false): Promise<TrackResult> | undefined {
     const target = this.targets.get(platform)!.get(type)!;
     // Checked before a queue entry and its promise exist: a record refused here allocates as
     // little as possible (see bench/README.md, "endpoint down").
-    if (this.queue.isFull) {
+    const held = this.replay?.held() ?? 0;
+    if (this.queue.isFull || (held > 0 && this.queue.size + held >= this.options.maxQueueSize)) {
       const full = `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize})`;
       const persisted = this.store !== undefined && this.store.save([{ platform, type, body: json }]) === 1;
       if (persisted) this.queue.counters.persisted++;
@@ -292,108 +252,55 @@ export class TrackingClient {
           ? new TrackingDeliveryError('persisted', `${full}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`)
           : new TrackingDeliveryError('queue-full', `${full}; the ${target.label} record was dropped. The endpoint may be down or slow; raise maxQueueSize, set persistDir, or check TRACKING_BASE_URL.`);
       if (!withResult) {
-        this.reportLazily(persisted ? 'persisted' : 'queue-full', target.label, refusal);
+        this.reporter.reportLazily(persisted ? 'persisted' : 'queue-full', target.label, refusal);
         return undefined;
       }
-      const error = refusal();
-      const refused = handled(Promise.reject(error));
-      this.report(error, target.label);
+      // A burst past the cap shares one error per kind of refusal for a second: a caller that
+      // keeps every promise then holds a promise per record, not an error with a stack trace.
+      const key = `${persisted ? 'persisted' : 'queue-full'} ${target.label}`;
+      const now = Date.now();
+      let cached = this.refusals.get(key);
+      if (cached === undefined || now - cached.at > 1_000) {
+        cached = { error: refusal(), at: now };
+        this.refusals.set(key, cached);
+      }
+      const refused = handled(Promise.reject(cached.error));
+      this.reporter.report(cached.error, target.label);
       return refused;
     }
+    if (this.exitGuard === undefined) this.guardExit();
+    // While saved records of this user are still to be re-sent, a new record waits behind them.
+    const push = (record: QueuedRecord): void => {
+      if (saved || this.replay === undefined || !this.replay.hold(laneKey, () => this.queue.enqueue(record))) this.queue.enqueue(record);
+    };
     if (!withResult) {
-      this.queue.enqueue({ url: target.url, body: json, laneKey, label: target.label, platform, type, resolve: noop, reject: noop });
+      push({ url: target.url, body: json, laneKey, label: target.label, platform, type, resolve: noop, reject: noop });
       return undefined;
     }
     let queued!: QueuedRecord;
     const promise = new Promise<TrackResult>((resolve, reject) => {
       queued = { url: target.url, body: json, laneKey, label: target.label, platform, type, resolve, reject };
     });
-    this.queue.enqueue(queued);
+    push(queued);
     return handled(promise);
-  }
-
-  /**
-   * Re-sends what an earlier process saved to `persistDir`: a batch at a time, only while the
-   * queue has room, so a large backlog neither floods the endpoint nor crowds out live records.
-   * The files are deleted once every record in them has settled (given-up ones are saved again).
-   */
-  private replay(store: UndeliveredStore): void {
-    const { records, release } = store.claim();
-    if (records.length === 0) {
-      release();
-      return;
-    }
-    this.log.info({ records: records.length }, `re-sending ${records.length} records saved in persistDir by an earlier process`);
-    let next = 0;
-    let unsettled = records.length;
-    const settledOne = () => {
-      if (--unsettled === 0) release();
-    };
-    const batch = Math.max(1, Math.min(100, Math.floor(this.options.maxQueueSize / 4)));
-    let timer: NodeJS.Timeout | undefined;
-    this.stopReplay = () => {
-      clearTimeout(timer);
-      this.stopReplay = undefined;
-      // What has not been queued yet goes back to disk untouched.
-      const rest = records.slice(next);
-      const saved = store.save(rest);
-      if (saved < rest.length) this.log.warn({ records: rest.length - saved }, `${rest.length - saved} saved records could not be saved again (maxPersistBytes)`);
-      unsettled -= rest.length;
-      next = records.length;
-      if (unsettled === 0) release();
-    };
-    const tick = () => {
-      const room = this.options.maxQueueSize - this.queue.size;
-      const end = Math.min(records.length, next + Math.min(batch, Math.max(0, room - batch)));
-      for (; next < end; next++) {
-        const record = records[next];
-        const userId = safeUserId(record);
-        this.enqueue(record.platform, record.type, record.body, userId, true).then(settledOne, settledOne);
-      }
-      if (next < records.length) timer = setTimeout(tick, 100);
-      else this.stopReplay = undefined;
-    };
-    timer = setTimeout(tick, 0);
-  }
-
-  private listenForSignals(signals: readonly NodeJS.Signals[]): void {
-    for (const signal of signals) {
-      const handler = () => {
-        for (const [s, h] of this.signalHandlers) process.off(s, h);
-        this.signalHandlers.clear();
-        // Ours runs first (prepended), so every listener of the application is still registered
-        // here, `once` ones included: counted now, not after close() (when they are gone).
-        const applicationListens = process.listenerCount(signal) > 0;
-        this.log.info({ signal }, `${signal}: delivering pending records before exit`);
-        void this.close().then((result) => {
-          const { stats } = result;
-          const lost = result.abandoned;
-          const line = `${signal}: tracking closed: ${stats.delivered} delivered, ${stats.failed} given up, ${stats.dropped} dropped, ${stats.persisted} saved to persistDir, ${lost} abandoned at the deadline`;
-          if (lost > 0 || stats.failed > 0 || stats.dropped > 0) this.log.warn({ ...stats, abandoned: lost }, line);
-          else this.log.info({ ...stats }, line);
-          // Let the signal take its course, unless the application listens for it itself.
-          if (!applicationListens) process.kill(process.pid, signal);
-        });
-      };
-      this.signalHandlers.set(signal, handler);
-      process.prependOnceListener(signal, handler);
-    }
   }
 
   /**
    * Runs `task` off the caller's path: on the next turn of the event loop, before the next
    * delivery round. `flush()` and `close()` run pending tasks first. The middleware uses this to
    * keep mapping and validation out of a bot's turn. A task that throws is reported, never rethrown.
+   * @internal The middleware's; not part of the public API.
    */
   defer(task: () => void): void {
+    if (!this.enabled) return;
     if (this.refusing) {
       this.queue.counters.dropped++;
-      this.report(new TrackingDeliveryError('client-closed', 'A record was logged after close(); it was not sent. Close the client after the bot stops taking turns.'), 'deferred');
+      this.reporter.report(new TrackingDeliveryError('client-closed', 'A record was logged after close(); it was not sent. Close the client after the bot stops taking turns.'), 'deferred');
       return;
     }
     if (this.deferred.length + this.queue.size >= this.options.maxQueueSize) {
       this.queue.counters.dropped++;
-      this.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); a record was dropped.`));
+      this.reporter.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); a record was dropped.`));
       return;
     }
     this.deferred.push(task);
@@ -406,6 +313,8 @@ export class TrackingClient {
   /** Resolves once every record logged so far has been delivered or given up. Never rejects. */
   async flush(): Promise<void> {
     this.runDeferred();
+    // Records held behind a user's saved ones (a replay under way) are queued as the replay goes.
+    while ((this.replay?.held() ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     await this.queue.flush();
   }
 
@@ -414,6 +323,7 @@ export class TrackingClient {
    * off: `close()` lets the turns already running finish, for up to half its deadline, before it
    * stops taking records. Returns the function that ends the turn (calling it twice is harmless).
    * Once `close()` has begun, new turns are not waited for. The middleware calls this for you.
+   * @internal The middleware's; not part of the public API.
    */
   beginTurn(): () => void {
     if (this.closing !== undefined) return noop;
@@ -434,17 +344,39 @@ export class TrackingClient {
    */
   close(timeoutMs: number = this.options.closeTimeoutMs): Promise<CloseResult> {
     if (this.closing === undefined) {
-      this.stopReplay?.();
+      this.replay?.stop();
       this.closing = this.shutdown(timeoutMs);
     }
     return this.closing;
+  }
+
+  /**
+   * When the process has nothing left to do but records are still pending (waiting to be retried:
+   * backoff timers do not keep the process alive), the client closes itself: it keeps trying for
+   * up to `closeTimeoutMs`, gives up the rest, and says in one line what became of them. A short
+   * script that never calls `close()` thus still gets its records delivered, and exits within the
+   * deadline when the endpoint is down.
+   */
+  private guardExit(): void {
+    if (this.closing !== undefined) return;
+    const guard = (): void => {
+      if (this.closing !== undefined) return;
+      if (this.queue.size === 0) {
+        // Nothing pending: stop watching until the next record.
+        this.exitGuard?.();
+        this.exitGuard = undefined;
+        return;
+      }
+      void this.close().then((result) => logClosed('process exiting', result, this.log));
+    };
+    this.exitGuard = watchExit(guard);
   }
 
   /** Counts of records by state. */
   stats(): TrackingStats {
     const inFlight = this.queue.inFlightCount;
     // After close() gave up at its deadline, requests of given-up records may still be in flight: never count them twice.
-    return { queued: Math.max(0, this.queue.size - inFlight) + this.deferred.length, inFlight, ...this.queue.counters };
+    return { queued: Math.max(0, this.queue.size - inFlight) + this.deferred.length + (this.replay?.held() ?? 0), inFlight, ...this.queue.counters };
   }
 
   private async shutdown(timeoutMs: number): Promise<CloseResult> {
@@ -466,13 +398,13 @@ export class TrackingClient {
     });
     const outcome = await Promise.race([this.queue.flush().then(() => 'flushed' as const), deadline]);
     clearTimeout(timer);
-    for (const [s, h] of this.signalHandlers) process.off(s, h);
-    this.signalHandlers.clear();
+    this.stopListening?.();
+    this.exitGuard?.();
     let abandoned = 0;
     if (outcome === 'deadline') {
       abandoned = this.queue.abandon('close-deadline', `close() reached its deadline (${timeoutMs} ms) before this record could be delivered.`);
     }
-    this.flushReportWindows();
+    this.reporter.flush();
     try {
       await this.transport.close?.();
     } catch (error) {
@@ -490,14 +422,9 @@ export class TrackingClient {
       try {
         task();
       } catch (error) {
-        this.report(error instanceof TrackingError ? error : new TrackingError(`A deferred tracking task failed: ${(error as Error)?.message ?? error}`), 'deferred');
+        this.reporter.report(error instanceof TrackingError ? error : new TrackingError(`A deferred tracking task failed: ${(error as Error)?.message ?? error}`), 'deferred');
       }
     }
-  }
-
-  private rememberToken(body: unknown): void {
-    const token = (body as MessengerOutgoing).qs?.access_token;
-    if (typeof token === 'string' && token.length > 0 && !this.secrets.includes(token) && this.secrets.length < 64) this.secrets.push(token);
   }
 
   private genericTracker(kind: 'sms' | 'universal' | 'directMessage'): GenericTracker {
@@ -508,91 +435,8 @@ export class TrackingClient {
     };
   }
 
-  private validate(record: TrackedRecord): ValidationIssue[] {
-    return validate(record.platform, record.type, record.body, { allowReferralEvent: this.options.allowReferralEvent });
-  }
-
-  private isIgnored(userId: string | undefined, record: TrackedRecord): boolean {
-    const ignore = this.hooks.ignoreUsers;
-    if (ignore === undefined || userId === undefined) return false;
-    if (this.ignoredUsers !== undefined) return this.ignoredUsers.has(userId);
-    try {
-      return (ignore as (id: string, r: TrackedRecord) => boolean)(userId, record) === true;
-    } catch {
-      return false;
-    }
-  }
-
   private refuse(error: TrackingError, platform: PlatformKind, type: RecordType, withResult = true): Promise<TrackResult> | undefined {
-    this.report(error, `${platform} ${type}`, { platform, type });
+    this.reporter.report(error, `${platform} ${type}`, { platform, type });
     return withResult ? handled(Promise.reject(error)) : undefined;
   }
-
-  /**
-   * `report` for a refusal nobody may get to see: without `onError`, a warning the rate limit
-   * would hold back only counts, and the error is never made. A burst of drops then costs no
-   * error objects (each captures a stack trace).
-   */
-  private reportLazily(reason: DeliveryFailureReason, label: string, refusal: () => TrackingError): void {
-    if (this.hooks.onError === undefined && reason !== 'unauthorized') {
-      const window = this.reportWindows.get(reason);
-      if (window !== undefined && Date.now() - window.at < 10_000) {
-        window.suppressed++;
-        return;
-      }
-    }
-    this.report(refusal(), label);
-  }
-
-  /** Every refused or given-up record ends here: the user's onError, or a rate-limited warning. */
-  private report(error: TrackingError, label: string, record?: { platform: PlatformKind; type: RecordType }): void {
-    if (this.hooks.onError !== undefined) {
-      try {
-        this.hooks.onError(error, record);
-      } catch {
-        // onError must not break delivery.
-      }
-      return;
-    }
-    const reason = error instanceof TrackingDeliveryError ? error.reason : error.name;
-    if (reason === ('unauthorized' satisfies DeliveryFailureReason)) {
-      if (this.keyProblemReported) return;
-      this.keyProblemReported = true;
-      this.log.error({ status: (error as TrackingDeliveryError).status }, error.message);
-      return;
-    }
-    const now = Date.now();
-    const window = this.reportWindows.get(reason);
-    if (window !== undefined && now - window.at < 10_000) {
-      window.suppressed++;
-      return;
-    }
-    const more = window !== undefined && window.suppressed > 0 ? ` (${window.suppressed} more like it since the last report)` : '';
-    this.reportWindows.set(reason, { at: now, suppressed: 0 });
-    this.log.warn({ reason, record: label }, `${error.message}${more}`);
-  }
-
-  private flushReportWindows(): void {
-    for (const [reason, window] of this.reportWindows) {
-      if (window.suppressed > 0) this.log.warn({ reason, count: window.suppressed }, `${window.suppressed} more records were refused or given up (${reason}) since the last report`);
-    }
-    this.reportWindows.clear();
-  }
-}
-
-function safeUserId(record: PersistedRecord): string {
-  try {
-    return userIdOf({ platform: record.platform, type: record.type, body: JSON.parse(record.body) }) ?? '';
-  } catch {
-    return '';
-  }
-}
-
-/** The end user a record belongs to: it decides the delivery lane (order per user) and `ignoreUsers`. */
-export function userIdOf(record: TrackedRecord): string | undefined {
-  const body = record.body as Record<string, any>;
-  if (record.type !== 'event' && record.platform === 'messenger') {
-    return record.type === 'incoming' ? body.entry?.[0]?.messaging?.[0]?.sender?.id : body.json?.recipient?.id;
-  }
-  return body.userId;
 }

@@ -1,11 +1,11 @@
 /** Starting and stopping the local tracking endpoint. */
-import { KeyPolicy } from './auth.js';
+import { KeyPolicy } from './http/auth.js';
 import { TrackingEndpointError } from './errors.js';
-import { LiveFeed } from './live.js';
+import { LiveFeed } from './api/live.js';
 import { resolveOptions, type TrackingEndpointOptions } from './options.js';
-import { createRoutes } from './routes.js';
-import { closeServer, createEndpointServer, listen, socketIdleTimeoutMs } from './server.js';
-import { RecordStore } from './store.js';
+import { createRoutes } from './api/routes.js';
+import { closeServer, createEndpointServer, listen, socketIdleTimeoutMs } from './http/server.js';
+import { RecordStore } from './store/store.js';
 
 /** A running endpoint. */
 export interface TrackingEndpoint {

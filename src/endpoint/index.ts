@@ -6,12 +6,7 @@
 export { startTrackingEndpoint, type TrackingEndpoint } from './endpoint.js';
 export { TrackingEndpointError } from './errors.js';
 export { DEFAULT_DATA_FILE, DEFAULT_PORT, type TrackingEndpointOptions } from './options.js';
-export type { RecordStore } from './store.js';
-export type { ReadModel } from './read-model.js';
-export type { ErrorBody } from './respond.js';
-export type { TrackAccepted } from './track.js';
-export type { ConversationsResponse, TranscriptResponse, UsersResponse } from './read-api.js';
-export type { IntentsResponse, RecordResponse, TimeseriesResponse } from './analytics-api.js';
-export type { RecordsEvent } from './live.js';
-export { transcriptEntries } from './normalise.js';
+export type { RecordStore } from './store/store.js';
+export type { ReadModel } from './read/read-model.js';
+export { transcriptEntries } from './read/normalise.js';
 export type * from './types.js';

@@ -1,8 +1,8 @@
 /** Options of `startTrackingEndpoint`, their defaults, and checking them. */
 import { resolve } from 'node:path';
-import { DEFAULT_PLATFORM_NAMES, isPlaceholder, type PlatformNames } from '../spec/index.js';
+import { DEFAULT_PLATFORM_NAMES, isPlaceholder, type PlatformNames } from '../protocol/index.js';
 import { TrackingEndpointError } from './errors.js';
-import { isLoopback } from './hosts.js';
+import { isLoopback } from './http/hosts.js';
 
 /** Options of `startTrackingEndpoint`. Every field is optional. */
 export interface TrackingEndpointOptions {
@@ -13,6 +13,13 @@ export interface TrackingEndpointOptions {
    * at least one key is required, and reads need a key too.
    */
   host?: string;
+  /**
+   * Host names (without port) the endpoint answers to besides loopback names and the address it
+   * listens on: the names clients and browsers use to reach it (`tracking.example.com`). Every
+   * route, writes included, refuses a `Host` that is not one of them (DNS rebinding). Listening
+   * on all interfaces (`0.0.0.0`, `::`) without any name given accepts any `Host`.
+   */
+  allowedHosts?: readonly string[];
   /**
    * Accepted API keys. Default: none, which accepts any key that is not a placeholder (allowed
    * on loopback only). Placeholders such as `<API_KEY>` are always refused with 401.
@@ -63,6 +70,8 @@ export interface ResolvedOptions {
   log: (message: string) => void;
   /** True when `host` is a loopback address. */
   loopback: boolean;
+  /** The `Host` names accepted (lowercase, no port) besides loopback ones; `undefined` accepts any. */
+  allowedHosts: ReadonlySet<string> | undefined;
 }
 
 /** The default port of the local endpoint. */
@@ -94,6 +103,9 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
   const placeholder = apiKeys.find((key) => isPlaceholder(key));
   if (placeholder !== undefined) throw new TrackingEndpointError(`The API key "${placeholder}" is a placeholder; give the bot's real key.`);
   const loopback = isLoopback(host);
+  const names = (options.allowedHosts ?? []).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
+  const allowedHosts = wildcard && names.length === 0 ? undefined : new Set([...names, ...(wildcard ? [] : [host.toLowerCase().replace(/^\[(.*)\]$/, '[$1]')]), ...(host.includes(':') && !wildcard ? [`[${host.toLowerCase()}]`] : [])]);
   if (!loopback && apiKeys.length === 0) {
     throw new TrackingEndpointError(`Listening on ${host} exposes the endpoint to other machines: give at least one API key (--key or TRACKING_API_KEYS), or listen on 127.0.0.1.`);
   }
@@ -118,6 +130,7 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
     keepAliveTimeoutMs: count('keepAliveTimeoutMs', options.keepAliveTimeoutMs, 5_000, 1),
     closeGraceMs: count('closeGraceMs', options.closeGraceMs, 2_000, 0),
     log: options.log ?? ((message) => console.error(message)),
+    allowedHosts,
     loopback,
   };
 }

@@ -2,7 +2,7 @@
  * What the local endpoint stores and what its read side returns. The spec shows no stored
  * representation and no read operations, so these shapes are this package's own.
  */
-import type { ApiVersion, PlatformKind, RecordType } from '../spec/index.js';
+import type { ApiVersion, PlatformKind, RecordType, ValidationIssue } from '../protocol/index.js';
 
 /** The kind of a stored record: the spec's three, plus `generic` for the scripted form (spec rule 6). */
 export type StoredRecordType = RecordType | 'generic';
@@ -88,6 +88,12 @@ export interface TranscriptEntry {
   clickedButton?: string;
   /** Image URLs. */
   images?: string[];
+  /**
+   * `true` for a reply marked AI-generated: its `platformJson.entities` hold the Schema.org
+   * `Message` entity with `additionalType` `AIGeneratedContent` (what the Agents SDK's
+   * `addAIToActivity` and `StreamingResponse.setGeneratedByAILabel` add, and Teams labels).
+   */
+  aiGenerated?: true;
   event?: EntryEvent;
 }
 
@@ -168,4 +174,86 @@ export interface IntentCount {
   incoming: number;
   /** Outgoing messages with this intent. */
   outgoing: number;
+}
+
+// The read API's answers (JSON), shared with the page.
+
+/** What `Analytics.timeseries` answers. */
+export interface Timeseries {
+  /** The bucket width used (the one asked for, or the one `auto` chose). */
+  bucket: TimeBucket;
+  /** Buckets oldest first, without gaps (empty ones hold zeros), ending with the latest activity. */
+  points: TimeseriesPoint[];
+}
+
+/** What `Analytics.intents` answers. */
+export interface IntentStats {
+  /** Incoming messages in total, with or without an intent. */
+  incomingMessages: number;
+  /** Incoming messages whose intent is `NotHandled`. */
+  notHandled: number;
+  /** Distinct intent names seen. */
+  total: number;
+  /** Intents, most used (incoming + outgoing) first, then by name. */
+  intents: IntentCount[];
+}
+
+/** `GET /api/timeseries`: buckets oldest first, without gaps. */
+export type TimeseriesResponse = Timeseries;
+
+/** `GET /api/intents`: messages per intent, and the numbers of the `NotHandled` share. */
+export type IntentsResponse = IntentStats;
+
+/** `GET /api/record?seq=N`: one stored record exactly as the endpoint keeps it. */
+export interface RecordResponse {
+  record: StoredRecord;
+}
+
+/** The data of a `records` event: where the store stands. */
+export interface RecordsEvent {
+  /** The highest `seq` stored (`0` when nothing is). */
+  lastSeq: number;
+  /** Stored records. */
+  records: number;
+}
+
+/** `GET /api/users`. */
+export interface UsersResponse {
+  /** Users in total (the list may be shortened by `limit`). */
+  total: number;
+  /** Most recently active first. */
+  users: UserSummary[];
+}
+
+/** `GET /api/conversations`. */
+export interface ConversationsResponse {
+  total: number;
+  /** Most recently active first. */
+  conversations: ConversationSummary[];
+}
+
+/** `GET /api/transcript?user=ID` or `?conversation=ID`. */
+export interface TranscriptResponse {
+  /** The user asked for, or `null` when asking by conversation. */
+  userId: string | null;
+  /** The conversation asked for, or `null` when asking by user. */
+  conversationId: string | null;
+  /** In the order they were received. */
+  entries: TranscriptEntry[];
+}
+
+/** The body of a 200 answer to `POST /track`. */
+export interface TrackAccepted {
+  ok: true;
+  /** The stored record's `seq`. */
+  id: number;
+}
+
+/** The body of every error response. */
+export interface ErrorBody {
+  ok: false;
+  /** What went wrong and what to do, in a sentence. */
+  error: string;
+  /** Every problem found, with its path, when the request's query or body did not match the spec. */
+  problems?: ValidationIssue[];
 }

@@ -21,6 +21,15 @@ describe('configuration', () => {
     expect(error.message).toContain('TRACKING_BASE_URL');
   });
 
+  it('names every missing or invalid setting in one error, so a deployment is fixed in one go', () => {
+    const error = captureError(() => new TrackingClient({ env: {}, maxQueueSize: -1 })) as TrackingConfigError;
+    expect(error).toBeInstanceOf(TrackingConfigError);
+    expect(error.issues.map((i) => i.path)).toEqual(['apiKey', 'baseUrl', 'maxQueueSize']);
+    expect(error.message).toMatch(/^3 settings need fixing: \(1\) No API key.*TRACKING_API_KEY.*\(2\) No tracking endpoint.*TRACKING_BASE_URL.*\(3\) Option maxQueueSize/);
+    const two = captureError(() => new TrackingClient({ apiKey: '<API_KEY>', baseUrl: 'ftp://x' })) as TrackingConfigError;
+    expect(two.issues.map((i) => i.path)).toEqual(['apiKey', 'baseUrl']);
+  });
+
   it('refuses a placeholder key such as <API_KEY> as a validation error naming apiKey', () => {
     const error = captureError(() => new TrackingClient({ apiKey: '<API_KEY>', baseUrl: 'http://127.0.0.1:9' }));
     expect(error).toBeInstanceOf(TrackingValidationError);

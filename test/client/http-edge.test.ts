@@ -2,16 +2,9 @@ import axios from 'axios';
 import nock from 'nock';
 import util from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  backoffDelay,
-  classifyStatus,
-  createAxiosTransport,
-  createNodeHttpTransport,
-  parseRetryAfter,
-  redactUrl,
-  scrub,
-  type Transport,
-} from '../../src/index.js';
+import { createAxiosTransport, createNodeHttpTransport, type Transport } from '../../src/index.js';
+import { redactUrl, scrub } from '../../src/client/redact.js';
+import { backoffDelay, classifyStatus, parseRetryAfter } from '../../src/client/retry.js';
 
 const URL_WITH_KEY = 'http://tracking.test/track?platform=sms&v=11.1.0-rest&type=incoming&apiKey=SECRET-KEY-9';
 

@@ -32,6 +32,27 @@ describe('the host process', () => {
   });
 });
 
+describe('a short script that never closes the client', () => {
+  it('still gets what it logged delivered before it exits, through retries', async () => {
+    sink.behave((_r, i) => (i < 2 ? { status: 503 } : undefined));
+    const run = await runScript('test/client/fixtures/never-closed.ts', { env: { TRACKING_API_KEY: KEY, SINK_URL: sink.url } });
+    expect(run.code).toBe(0);
+    expect(new Set(sink.requests.map((r) => r.body.text))).toEqual(new Set(['record 0', 'record 1', 'record 2']));
+    expect(run.stderr).toContain('info: process exiting: tracking closed: 3 delivered, 0 given up, 0 dropped, 0 saved to persistDir, 0 abandoned at the deadline');
+  });
+
+  it('with the endpoint down, exits within the close deadline (5 s by default), saying what it gave up', async () => {
+    sink.behave(() => ({ status: 503 }));
+    const run = await runScript('test/client/fixtures/never-closed.ts', { env: { TRACKING_API_KEY: KEY, SINK_URL: sink.url }, timeoutMs: 20_000 });
+    expect(run.code).toBe(0);
+    expect(run.ms).toBeLessThan(5_000 + 3_000);
+    expect(run.stderr).toMatch(/warn: process exiting: tracking closed: 0 delivered, (\d+) given up, 0 dropped, 0 saved to persistDir, (\d+) abandoned at the deadline/);
+    const [, givenUp, abandoned] = /(\d+) given up, 0 dropped, 0 saved to persistDir, (\d+) abandoned/.exec(run.stderr)!;
+    expect(Number(givenUp) + Number(abandoned)).toBe(3);
+    expect(run.stderr).not.toContain(KEY);
+  }, 25_000);
+});
+
 describe('secrets', () => {
   it('never prints the API key or an access token, with debug logging on, on any failure path', async () => {
     sink.behave((r) => {

@@ -4,9 +4,11 @@ import { expect, it } from 'vitest';
 
 const run = promisify(execFile);
 
-it('`npm start` plays the scripted conversation through a real CloudAdapter and prints what the endpoint received', async () => {
+it('`npm start` plays the scripted conversation through an AgentApplication on the Agents SDK CloudAdapter and prints what the endpoint received', async () => {
   const { stdout } = await run('npm', ['start', '--silent'], { env: { ...process.env, TRACKING_API_KEY: '', TRACKING_BASE_URL: '' }, timeout: 90_000 });
-  // The conversation ran through the bot.
+  // The conversation ran through the agent, on the Agents SDK.
+  expect(stdout).toMatch(/Agent \(Microsoft 365 Agents SDK, AgentApplication\): http:\/\/127\.0\.0\.1:\d+\/api\/messages/);
+  expect(stdout).toContain("PizzaBot: I'm only a pizza shop assistant, so I can't help with that. Say help for ideas. [AI generated]");
   expect(stdout).toContain('Ada (webchat): hi there');
   expect(stdout).toContain('PizzaBot: One margherita coming up: 9.50 EUR. Thank you!');
   expect(stdout).toContain('Linus (facebook): order pepperoni');
@@ -23,4 +25,7 @@ it('`npm start` plays the scripted conversation through a real CloudAdapter and 
   // And the summary.
   expect(stdout).toMatch(/by type:\s+incoming 9, outgoing 9, event 3/);
   expect(stdout).toMatch(/revenue:\s+31\.5 from 3 revenue events/);
+  // Nothing but the demo's own output: no build noise, and the last line does not invite you to open a page that has stopped.
+  expect(stdout).not.toMatch(/tsup|ESM Build|CJS Build|DTS Build|dist\//);
+  expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/endpoint has stopped.*npm start -- --serve/);
 }, 120_000);

@@ -93,7 +93,7 @@ describe.each(SCENARIOS)('under $name', (spec) => {
   it('shows the API key and the access token nowhere, with debug logging on: not in any log entry nor any error', () => {
     // The paths were exercised: debug lines with masked URLs and bodies, and given-up probes.
     const logged = JSON.stringify(log) + util.inspect(log, { depth: 10 });
-    expect(log.filter((e) => e.level === 'debug').length).toBeGreaterThan(report.logged);
+    expect(log.filter((e) => e.level === 'debug').length).toBeGreaterThan(0);
     expect(logged).toContain('apiKey=***');
     expect(logged).toContain('"access_token":"***"');
     expect(report.probeErrors).toBeGreaterThan(0);

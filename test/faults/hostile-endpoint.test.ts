@@ -10,7 +10,7 @@ import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTrackingEndpoint, type TrackingEndpoint } from '../../src/endpoint/index.js';
-import { PLATFORM_KINDS, RECORD_TYPES, validate, type PlatformKind, type RecordType } from '../../src/spec/index.js';
+import { PLATFORM_KINDS, RECORD_TYPES, validate, type PlatformKind, type RecordType } from '../../src/protocol/index.js';
 
 const KEY = 'hostile-endpoint-key-52';
 const LIMIT = 16 * 1024;

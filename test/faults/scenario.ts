@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestAdapter, type Activity } from 'botbuilder';
 import { TrackingClient, type Logger, type TrackingClientOptions, type TrackingError } from '../../src/index.js';
-import { TrackingMiddleware } from '../../src/botbuilder/index.js';
+import { TrackingMiddleware } from '../../src/middleware/index.js';
 import { startTrackingEndpoint } from '../../src/endpoint/index.js';
 import { startFaultFront, type Fault, type FrontRequest, type Plan } from '../helpers/fault-front.js';
 

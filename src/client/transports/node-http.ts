@@ -8,7 +8,7 @@ import { MAX_RESPONSE_BODY_CHARS, type Transport, type TransportRequest, type Tr
 
 /** Options of the default transport. */
 export interface NodeHttpTransportOptions {
-  /** Most sockets open at once per host. Default 16 (the client passes its `maxConcurrency`). */
+  /** Most sockets open at once per host. Default 16 (the client passes its `maxConcurrency`, default 256). */
   maxSockets?: number;
   /** Extra options for the keep-alive agents (for example `ca` for a private CA). */
   agentOptions?: https.AgentOptions;

@@ -5,8 +5,8 @@
  * inline script, nothing remote), and `X-Content-Type-Options: nosniff`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendError, sendJson, type Headers } from '../respond.js';
-import type { Handler, Route } from '../router.js';
+import { sendError, sendJson, type Headers } from '../http/respond.js';
+import type { Handler, Route } from '../http/router.js';
 import { loadPageAssets, type PageAsset, type PageAssets } from './assets.js';
 import { PAGE_HTML, refusalHtml, type PageRefusal } from './html.js';
 

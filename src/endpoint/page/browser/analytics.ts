@@ -1,9 +1,8 @@
-/// <reference lib="dom" />
 /**
  * The analytics panel: messages over time (incoming and outgoing), top intents, the share of
  * incoming messages marked `NotHandled`, and revenue over time.
  */
-import type { IntentsResponse, TimeseriesResponse } from '../../analytics-api.js';
+import type { IntentsResponse, TimeseriesResponse } from '../../types.js';
 import type { TimeBucket } from '../../types.js';
 import { barChart, columnChart, lineChart, ringChart } from './charts.js';
 import { el, replaceChildren } from './dom.js';

@@ -1,10 +1,9 @@
-/// <reference lib="dom" />
 /**
  * Reading the endpoint's JSON read side from the page, and following its live stream. The API
  * key, when the page has one, goes in an `Authorization` header, never in a URL, and is never
  * logged or shown.
  */
-import type { RecordsEvent } from '../../live.js';
+import type { RecordsEvent } from '../../types.js';
 
 /** A read that the endpoint refused or could not answer. */
 export class ReadError extends Error {

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * Small charts in plain SVG: columns over time, a line over time, horizontal bars and a ring.
  * Each draws into a fixed view box that scales to its container's width. Labels and tooltips

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The list of conversations or users, most recently active first, with their platform, channel,
  * message count and last activity, filtered by platform and intent. Choosing one selects it.

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * Building DOM nodes. Text always goes in as text nodes and attributes through `setAttribute`,
  * so nothing from a record is ever parsed as HTML.

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /** Numbers, times and names as the page shows them (in the browser's locale and time zone). */
 import type { TimeBucket } from '../../types.js';
 

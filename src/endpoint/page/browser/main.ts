@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The page at `/`: conversations and users, a transcript, and analytics, read from the
  * endpoint's JSON read side and read again whenever its live stream says records arrived.
@@ -8,8 +7,8 @@
  * conversation or user is kept in the URL's hash (`#conversation=ID`, `#user=ID`).
  */
 import './style.css';
-import type { IntentsResponse, TimeseriesResponse } from '../../analytics-api.js';
-import type { ConversationsResponse, TranscriptResponse, UsersResponse } from '../../read-api.js';
+import type { IntentsResponse, TimeseriesResponse } from '../../types.js';
+import type { ConversationsResponse, TranscriptResponse, UsersResponse } from '../../types.js';
 import type { TrackingSummary, TranscriptEntry } from '../../types.js';
 import { AnalyticsPanel } from './analytics.js';
 import { ReadApi, ReadError, type LiveStatus } from './api.js';

@@ -1,0 +1,73 @@
+/**
+ * How many requests the client keeps in flight: a window that follows the endpoint (AIMD, as TCP
+ * does). It grows while requests succeed and more are waiting: fast at first (one more per
+ * success, so it doubles each round trip), then by about one per round trip. It shrinks by half
+ * when the endpoint struggles (a network error, a 5xx, a 429) and by a fifth when the smoothed
+ * round trip rises well above the best seen (the endpoint is queueing), at most once per round
+ * trip. The round trip is smoothed (as TCP's SRTT, 1/8 per sample) so that one slow answer, or a
+ * busy moment of the bot's own event loop, does not shrink the window. It never
+ * exceeds the cap (`maxConcurrency`, which is also the socket pool's size) and never goes below 1.
+ */
+
+/** Requests in flight a new client starts with. */
+export const INITIAL_WINDOW = 16;
+/** A round trip this much slower than the best seen (and `LATENCY_SLACK_MS` more) means the endpoint is queueing. */
+const LATENCY_FACTOR = 2;
+const LATENCY_SLACK_MS = 20;
+/** The best round trip is forgotten after this long, so a slower path found later is learned. */
+const MIN_RTT_WINDOW_MS = 30_000;
+
+export class ConcurrencyWindow {
+  private window: number;
+  private threshold: number;
+  private minRtt = Infinity;
+  private minRttAt = 0;
+  /** Smoothed round trip (exponentially weighted, 1/8 per sample). */
+  private srtt = 0;
+  /** Requests sent before this moment do not shrink the window again (one decrease per round trip). */
+  private lastDecreaseAt = -Infinity;
+
+  /** @param cap The most requests in flight, ever. */
+  constructor(private readonly cap: number) {
+    this.window = Math.min(cap, INITIAL_WINDOW);
+    this.threshold = cap;
+  }
+
+  /** Requests that may be in flight now. */
+  get limit(): number {
+    return Math.max(1, Math.floor(this.window));
+  }
+
+  /**
+   * A request sent at `sentAt` succeeded now. `saturated`: the window was full when it was sent or
+   * records were waiting for a slot (only then is growing useful).
+   */
+  onSuccess(sentAt: number, now: number, saturated: boolean): void {
+    const rtt = now - sentAt;
+    if (rtt < this.minRtt || now - this.minRttAt > MIN_RTT_WINDOW_MS) {
+      this.minRtt = rtt;
+      this.minRttAt = now;
+    }
+    this.srtt = this.srtt === 0 ? rtt : this.srtt + (rtt - this.srtt) / 8;
+    if (this.srtt > this.minRtt * LATENCY_FACTOR + LATENCY_SLACK_MS) {
+      this.decrease(sentAt, now, 0.8);
+      return;
+    }
+    if (!saturated) return;
+    if (this.window < this.threshold) this.window += 1;
+    else this.window += 1 / this.window;
+    if (this.window > this.cap) this.window = this.cap;
+  }
+
+  /** A request sent at `sentAt` failed in a way that says the endpoint struggles (network error, 5xx, 429). */
+  onFailure(sentAt: number, now: number): void {
+    this.decrease(sentAt, now, 0.5);
+  }
+
+  private decrease(sentAt: number, now: number, factor: number): void {
+    if (sentAt < this.lastDecreaseAt) return;
+    this.window = Math.max(1, this.window * factor);
+    this.threshold = Math.max(2, this.window);
+    this.lastDecreaseAt = now;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * `GET /api/events`: a server-sent event stream that tells readers (the page) when records
+ * arrive, so they can fetch what changed. Each stream is sent a comment now and then so the
+ * server's idle-socket timeout never cuts it, is dropped when its reader stops reading, and is
+ * ended at once when the endpoint closes. The number of streams is capped.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReadModel } from '../read/read-model.js';
+import { sendError } from '../http/respond.js';
+import type { RecordsEvent } from '../types.js';
+
+/** How a `LiveFeed` behaves. */
+export interface LiveFeedOptions {
+  /** Interval of the keep-alive comment; keep it well below the server's idle-socket timeout. */
+  heartbeatMs: number;
+  /** Most streams open at once; one more is refused with 503. */
+  maxStreams: number;
+  /** Notifications are sent at most this often, carrying the latest state. Default 50 ms. */
+  coalesceMs?: number;
+}
+
+/** A stream whose reader has this much unread is dropped (it reconnects when it reads again). */
+const MAX_BUFFERED = 64 * 1024;
+/** What the reader's EventSource (or fetch reader) waits before reconnecting, in ms. */
+const RETRY_MS = 2000;
+
+/** Server-sent events about new records, for every open `/api/events` stream of one endpoint. */
+export class LiveFeed {
+  private readonly streams = new Set<ServerResponse>();
+  private readonly unsubscribe: () => void;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private pending: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly read: ReadModel, private readonly options: LiveFeedOptions) {
+    this.unsubscribe = read.onRecord(() => this.schedule());
+  }
+
+  /** Streams open now. */
+  get size(): number {
+    return this.streams.size;
+  }
+
+  private current(): string {
+    const summary: RecordsEvent = { lastSeq: this.read.lastSeq, records: this.read.summary().records };
+    return `event: records\ndata: ${JSON.stringify(summary)}\n\n`;
+  }
+
+  /**
+   * Answers `GET /api/events`: `text/event-stream`, starting with the current `records` event.
+   * 503 (with `Retry-After`) when the cap is reached or the endpoint is closing.
+   */
+  open(req: IncomingMessage, res: ServerResponse): void {
+    if (this.closed || this.streams.size >= this.options.maxStreams) {
+      const why = this.closed ? 'The endpoint is stopping.' : `Too many live streams are open (${this.options.maxStreams}); close a tab, or poll /api/summary instead.`;
+      sendError(res, 503, why, undefined, { 'Retry-After': 5 });
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    res.write(`retry: ${RETRY_MS}\n${this.current()}`);
+    this.streams.add(res);
+    res.on('close', () => this.drop(res));
+    this.heartbeat ??= setInterval(() => this.send(': keep-alive\n\n'), this.options.heartbeatMs).unref();
+  }
+
+  private drop(res: ServerResponse): void {
+    this.streams.delete(res);
+    if (this.streams.size === 0 && this.heartbeat) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+    }
+  }
+
+  private send(text: string): void {
+    for (const res of this.streams) {
+      if (res.writableLength > MAX_BUFFERED) {
+        res.destroy();
+        this.drop(res);
+      } else res.write(text);
+    }
+  }
+
+  private schedule(): void {
+    if (this.pending || this.streams.size === 0) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.send(this.current());
+    }, this.options.coalesceMs ?? 50).unref();
+  }
+
+  /** Ends every stream and refuses new ones. Safe to call twice. */
+  close(): void {
+    this.closed = true;
+    this.unsubscribe();
+    clearTimeout(this.pending);
+    clearInterval(this.heartbeat);
+    this.pending = this.heartbeat = undefined;
+    for (const res of this.streams) res.end();
+    this.streams.clear();
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Routes requests by path, then method. Unknown paths get 404, other methods 405 with `Allow`,
+ * read routes are checked for access, and every handler is guarded: an exception becomes a
+ * logged 500 instead of a crash. Add a route (a browser page, say) by adding it to the table.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { KeyPolicy } from './auth.js';
+import type { LiveFeed } from '../api/live.js';
+import type { ResolvedOptions } from '../options.js';
+import { hostHeaderName, isLoopback } from './hosts.js';
+import { sendError } from './respond.js';
+import type { RecordStore } from '../store/store.js';
+
+/** What every handler can use. */
+export interface EndpointContext {
+  options: ResolvedOptions;
+  store: RecordStore;
+  keys: KeyPolicy;
+  /** The `/api/events` streams. */
+  live: LiveFeed;
+}
+
+/** The parsed request target. */
+export interface Target {
+  path: string;
+  query: URLSearchParams;
+}
+
+export type Handler = (req: IncomingMessage, res: ServerResponse, target: Target, context: EndpointContext) => void | Promise<void>;
+
+/** One path: a handler per method (`HEAD` falls back to `GET`), and whether it reads tracked data. */
+export interface Route {
+  methods: Partial<Record<'GET' | 'POST', Handler>>;
+  /** Reads tracked data: on a non-loopback address it needs a key. */
+  read?: boolean;
+}
+
+function parseTarget(url: string): Target {
+  let path = url;
+  let search = '';
+  const q = url.indexOf('?');
+  if (q !== -1) {
+    path = url.slice(0, q);
+    search = url.slice(q + 1);
+  }
+  if (!path.startsWith('/')) {
+    try {
+      path = new URL(path).pathname;
+    } catch {
+      path = '/';
+    }
+  }
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  return { path, query: new URLSearchParams(search) };
+}
+
+/** Routes one request. Never throws and never rejects. */
+export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessage, res: ServerResponse, context: EndpointContext): void {
+  try {
+    if (!hostAllowed(req, context.options)) {
+      // A request addressed to a name that is not the endpoint's (DNS rebinding): writes included.
+      sendError(res, 403, 'This endpoint answers only requests addressed to its own name (localhost, the address it listens on, or a name given with allowedHosts / --allowed-host).');
+      return;
+    }
+    const target = parseTarget(req.url ?? '/');
+    const route = routes.get(target.path);
+    if (!route) {
+      sendError(res, 404, `Nothing at ${target.path.slice(0, 100)}. Tracking requests go to POST /track; the index at /api lists the read endpoints.`);
+      return;
+    }
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const handler = method === 'GET' || method === 'POST' ? route.methods[method] : undefined;
+    if (!handler) {
+      const allow = Object.keys(route.methods).flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
+      sendError(res, 405, `${req.method} is not allowed on ${target.path}; use ${allow}.`, undefined, { Allow: allow });
+      return;
+    }
+    if (route.read) {
+      const access = context.keys.checkRead(req, target.query.get('apiKey'));
+      if (!access.ok) {
+        sendError(res, access.status, access.error);
+        return;
+      }
+    }
+    const result = handler(req, res, target, context);
+    if (result) result.catch((error: unknown) => fail(res, context, error));
+  } catch (error) {
+    fail(res, context, error);
+  }
+}
+
+/** True when the request's `Host` names this endpoint: a loopback name, its address, or an allowed name (a missing Host, HTTP/1.0, passes). */
+function hostAllowed(req: IncomingMessage, options: ResolvedOptions): boolean {
+  if (options.allowedHosts === undefined) return true;
+  const host = hostHeaderName(req.headers.host)?.toLowerCase();
+  return host === undefined || isLoopback(host) || options.allowedHosts.has(host);
+}
+
+function fail(res: ServerResponse, context: EndpointContext, error: unknown): void {
+  context.options.log(`tracking endpoint: unexpected error: ${(error as Error)?.stack ?? String(error)}`);
+  if (!res.headersSent) sendError(res, 500, 'The endpoint hit an unexpected error; the request was not processed. See the endpoint\'s log.');
+  else res.destroy();
+}

@@ -1,0 +1,83 @@
+/**
+ * The HTTP server and its hardening: timeouts for slow headers and bodies, keep-alive and idle
+ * timeouts, JSON answers to malformed requests, and a close that lets requests in progress finish.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ResolvedOptions } from '../options.js';
+import { dispatch, type EndpointContext, type Route } from './router.js';
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+function clientErrorAnswer(code: string | undefined): [number, string] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'The request took too long to arrive; the connection is closed. Send the whole request at once.'];
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'The request headers are too large.'];
+  return [400, 'The request is not valid HTTP.'];
+}
+
+/** Answers a request Node could not parse (or that timed out) with a JSON body, then closes the connection. */
+function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] = clientErrorAnswer(error.code);
+  const body = JSON.stringify({ ok: false, error: message });
+  const head = `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  socket.end(head + body, () => socket.destroy());
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * How long a connection may stay silent (no byte in or out) before the server closes it: one
+ * that never sends a request, say. Long-lived responses must write more often than this.
+ */
+export function socketIdleTimeoutMs(options: Pick<ResolvedOptions, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): number {
+  return Math.max(options.requestTimeoutMs, options.keepAliveTimeoutMs + 1000);
+}
+
+/** Creates the server (not yet listening) that routes requests with `routes`. */
+export function createEndpointServer(routes: ReadonlyMap<string, Route>, context: EndpointContext): Server {
+  const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = context.options;
+  const server = createServer(
+    {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+    },
+    (req, res) => dispatch(routes, req, res, context),
+  );
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.timeout = socketIdleTimeoutMs(context.options);
+  server.on('clientError', onClientError);
+  return server;
+}
+
+/** Starts listening. Rejects with the `listen` error (EADDRINUSE, EACCES…). */
+export function listen(server: Server, options: ResolvedOptions): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+}
+
+/**
+ * Stops accepting connections, closes idle ones at once and the rest when their request is
+ * done, and cuts whatever is still open after `graceMs`. Resolves when every connection is closed.
+ */
+export function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(cut);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

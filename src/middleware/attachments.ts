@@ -1,0 +1,137 @@
+/**
+ * What a user sees in an activity besides its text: images (image attachments and card images),
+ * buttons (card buttons, Adaptive Card actions and suggested actions), and which offered button an
+ * incoming message is a click on.
+ */
+import type { ActivityLike } from './sdk-types.js';
+import type { Button, Image } from '../protocol/index.js';
+import { redactUrlSecrets } from './platform-json.js';
+import { adaptiveActionButton, buttonOf, readCard } from './cards.js';
+import { isObject, stringify } from './values.js';
+
+export { buttonOf } from './cards.js';
+
+function attachmentsOf(activity: ActivityLike): Record<string, any>[] {
+  return Array.isArray(activity.attachments) ? activity.attachments.filter(isObject) : [];
+}
+
+/** An image URL worth recording: a string that is not an inline `data:` URL (those can be megabytes), secrets masked. */
+function imageUrl(url: unknown): string | undefined {
+  return typeof url === 'string' && url !== '' && !/^data:/i.test(url) ? redactUrlSecrets(url) : undefined;
+}
+
+/** A URL whose path ends like an image file (`.png`, `.jpg`, `.gif`, `.webp`…). */
+export function looksLikeImageUrl(url: string): boolean {
+  return /\.(png|jpe?g|gif|webp|bmp|svg|heic)(?:[?#]|$)/i.test(url);
+}
+
+/** True for an attachment that is an image: an `image/*` content type, or no media type and a URL that names an image file. */
+export function isImageAttachment(attachment: Record<string, any>): boolean {
+  const type = typeof attachment.contentType === 'string' ? attachment.contentType : '';
+  if (/^image(?:\/|$)/i.test(type)) return true;
+  return !/^(video|audio)(?:\/|$)/i.test(type) && !/card/i.test(type) && typeof attachment.contentUrl === 'string' && looksLikeImageUrl(attachment.contentUrl);
+}
+
+/**
+ * Images of an activity, in order: image attachments (their `contentUrl`), then each card's
+ * images (and the media of video, audio and animation cards; see cards.ts). Inline `data:` URLs
+ * are left out.
+ */
+export function imagesOf(activity: ActivityLike): Image[] {
+  const images: Image[] = [];
+  for (const attachment of attachmentsOf(activity)) {
+    if (isImageAttachment(attachment)) {
+      const url = imageUrl(attachment.contentUrl);
+      if (url !== undefined) images.push({ url });
+    }
+    for (const raw of readCard(attachment)?.imageUrls ?? []) {
+      const url = imageUrl(raw);
+      if (url !== undefined) images.push({ url });
+    }
+  }
+  return images;
+}
+
+/** Buttons of an activity, in order: those of its cards (Adaptive Card actions included), then `suggestedActions.actions`. */
+export function buttonsOf(activity: ActivityLike): Button[] {
+  const buttons: Button[] = [];
+  for (const attachment of attachmentsOf(activity)) buttons.push(...(readCard(attachment)?.buttons ?? []));
+  const suggested = activity.suggestedActions?.actions;
+  if (Array.isArray(suggested)) {
+    for (const action of suggested) if (isObject(action)) buttons.push(buttonOf(action));
+  }
+  return buttons;
+}
+
+/**
+ * The text a user reads first on a card-only message: the first card's title (else subtitle or
+ * text) for Bot Framework cards, the first text block for an Adaptive Card. `undefined` when the
+ * activity has no card with text.
+ */
+export function cardTextOf(activity: ActivityLike): string | undefined {
+  for (const attachment of attachmentsOf(activity)) {
+    const text = readCard(attachment)?.text;
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+/** True when every field of `part` is in `whole` with the same value (objects compared the same way, other values by JSON). */
+function isSubset(part: Record<string, unknown>, whole: Record<string, unknown>): boolean {
+  return Object.keys(part).every((key) => {
+    const a = part[key];
+    const b = whole[key];
+    return isObject(a) && isObject(b) ? isSubset(a, b) : JSON.stringify(a) === JSON.stringify(b);
+  });
+}
+
+/** The offered button whose submit data an Adaptive Card's submitted value holds (the value adds the card's inputs to the data). */
+function submittedButton(value: Record<string, unknown>, offered: readonly Button[] | undefined): Button | undefined {
+  for (const button of offered ?? []) {
+    if (!button.value.startsWith('{')) continue;
+    try {
+      const data: unknown = JSON.parse(button.value);
+      if (isObject(data) && Object.keys(data).length > 0 && isSubset(data, value)) return button;
+    } catch {
+      // Not JSON: not an Adaptive Card submit.
+    }
+  }
+  return undefined;
+}
+
+/** True for the invoke an Adaptive Card `Action.Execute` (Universal Actions) sends when clicked. */
+export function isAdaptiveCardAction(activity: ActivityLike): boolean {
+  return activity.type === 'invoke' && activity.name === 'adaptiveCard/action' && isObject(activity.value) && isObject(activity.value.action);
+}
+
+/**
+ * The id of the button an incoming message is a click on, or `undefined` when it is not a click:
+ * 1. an `adaptiveCard/action` invoke (`Action.Execute`): the offered button with its verb, else the verb (or its data);
+ * 2. the activity has a `value` (postBack/messageBack with an object value, an Adaptive Card
+ *    `Action.Submit`, whose value is the action's data plus the card's inputs): the offered button
+ *    whose data it holds, else the value as a string;
+ * 3. `channelData.postBack` or `channelData.messageBack` is set (Web Chat's postBack/messageBack): its text;
+ * 4. its text equals the value (else the label) of a button the bot offered last in this
+ *    conversation (`offered`; an imBack click is text the channel sends for the user): that button's id.
+ */
+export function buttonClickOf(activity: ActivityLike, offered: readonly Button[] | undefined): string | undefined {
+  if (isAdaptiveCardAction(activity)) {
+    const clicked = adaptiveActionButton({ type: 'Action.Execute', ...(activity.value as { action: Record<string, unknown> }).action });
+    if (clicked === undefined || clicked.id === '') return undefined;
+    return (offered ?? []).find((b) => b.value === clicked.value)?.id ?? clicked.id;
+  }
+  const value: unknown = activity.value;
+  if (value !== undefined && value !== null) {
+    if (isObject(value)) {
+      const button = submittedButton(value, offered);
+      if (button !== undefined) return button.id;
+    }
+    return stringify(value);
+  }
+  const text = typeof activity.text === 'string' ? activity.text : '';
+  const channelData: unknown = activity.channelData;
+  if (isObject(channelData) && (channelData.postBack === true || isObject(channelData.messageBack)) && text !== '') return text;
+  if (offered === undefined || text === '') return undefined;
+  const match = offered.find((b) => b.value === text) ?? offered.find((b) => b.label === text);
+  return match?.id;
+}

@@ -1,0 +1,176 @@
+/**
+ * Events: `trackEvent` from a bot's turn, and incoming `event` activities as custom events.
+ */
+import type { ActivityLike, TurnContextLike } from './sdk-types.js';
+import type { CustomEvent, PlatformKind, TrackingEvent } from '../protocol/index.js';
+import { jsonSafeObject } from './platform-json.js';
+import { TURN_STATE_KEY, type EventInput, type TurnTracking } from './turn-state.js';
+import { idOf, isObject } from './values.js';
+
+/** Event activities the adapters make themselves (proactive turns); never tracked as user events. */
+const ADAPTER_EVENTS = new Set(['ContinueConversation', 'CreateConversation']);
+
+/** The end user of a turn: the activity's `from`, unless it is the bot (role `bot`), then its `recipient`. */
+export function endUserId(activity: ActivityLike): string | undefined {
+  return idOf(activity.from?.role === 'bot' ? activity.recipient?.id : activity.from?.id);
+}
+
+/**
+ * Messenger webhook events that arrive without a name (published adapters put the webhook's
+ * messaging event in `channelData`): each becomes a custom event named after its kind.
+ */
+const CHANNEL_EVENT_KINDS = [
+  'referral', 'optin', 'postback', 'pass_thread_control', 'take_thread_control', 'request_thread_control', 'app_roles',
+  'payment', 'checkout_update', 'pre_checkout', 'account_linking', 'policy_enforcement', 'reaction', 'game_play',
+] as const;
+
+/**
+ * True for delivery, read and echo receipts (Messenger's `delivery`, `read`, and `message.is_echo`):
+ * the channel reporting on messages, not a user doing something. Skipped on purpose.
+ */
+export function isReceipt(activity: ActivityLike): boolean {
+  const data: unknown = activity.channelData;
+  return isObject(data) && (isObject(data.delivery) || isObject(data.read) || (isObject(data.message) && data.message.is_echo === true));
+}
+
+/** A referral's fields under the spec's referral names (`ref`, `source`, `adid`, `refereruri`), plus its `type`. */
+function referralInfo(referral: Record<string, any>): Record<string, unknown> {
+  const info: Record<string, unknown> = {};
+  for (const [from, to] of [['ref', 'ref'], ['source', 'source'], ['type', 'type'], ['ad_id', 'adid'], ['adid', 'adid'], ['referer_uri', 'refereruri'], ['refereruri', 'refereruri']] as const) {
+    if (typeof referral[from] === 'string' && info[to] === undefined) info[to] = referral[from];
+  }
+  return info;
+}
+
+/** The custom event of a nameless channel event (see CHANNEL_EVENT_KINDS), or `undefined`. */
+function channelEventOf(activity: ActivityLike, base: { userId: string; conversationId?: string }): CustomEvent | undefined {
+  const data: unknown = activity.channelData;
+  if (!isObject(data) || isReceipt(activity)) return undefined;
+  const kind = CHANNEL_EVENT_KINDS.find((k) => data[k] !== undefined && data[k] !== null);
+  if (kind === undefined) return undefined;
+  const payload = jsonSafeObject(isObject(data[kind]) ? data[kind] : { value: data[kind] }) ?? {};
+  const extraInfo = kind === 'referral' ? { ...referralInfo(payload), referral: payload } : payload;
+  return { type: 'customEvent', name: kind, ...base, extraInfo };
+}
+
+/**
+ * The custom event of an incoming `event` activity: `name` = `activity.name`, `userId` = `from.id`,
+ * `conversationId`, and `extraInfo` = `value` when it is an object (JSON-safe, without secrets).
+ * A nameless event from a channel (a Messenger referral, opt-in, postback, thread-control handover,
+ * payment or checkout, found in `channelData`) is named after its kind, with that part of the
+ * payload as `extraInfo` (a referral's under the spec's referral field names too).
+ * `undefined` for the adapters' own `ContinueConversation` and `CreateConversation` events, for
+ * delivery, read and echo receipts, and for a nameless event of no known kind.
+ */
+export function customEventOf(activity: ActivityLike): CustomEvent | undefined {
+  const name = activity.name;
+  const base: { userId: string; conversationId?: string } = { userId: idOf(activity.from?.id) ?? '' };
+  if (typeof activity.conversation?.id === 'string') base.conversationId = activity.conversation.id;
+  if (typeof name !== 'string' || name === '') return channelEventOf(activity, base);
+  if (ADAPTER_EVENTS.has(name)) return undefined;
+  const event: CustomEvent = { type: 'customEvent', name, ...base };
+  const extraInfo = isObject(activity.value) ? jsonSafeObject(activity.value) : undefined;
+  if (extraInfo !== undefined) event.extraInfo = extraInfo;
+  return event;
+}
+
+/** An event with the turn's end user and conversation filled in where the bot left them out. */
+export function fillEvent(event: EventInput, activity: ActivityLike): TrackingEvent {
+  const filled = { ...event } as TrackingEvent;
+  if (filled.userId === undefined) {
+    const userId = endUserId(activity);
+    if (userId !== undefined) filled.userId = userId;
+  }
+  if (filled.conversationId === undefined && typeof activity.conversation?.id === 'string') filled.conversationId = activity.conversation.id;
+  return filled;
+}
+
+/** Options of `trackEvent`. */
+export interface TrackEventOptions {
+  /** The platform to send the event on. Default: the platform of the turn's channel (the middleware's channel mapping), like the turn's messages. */
+  platform?: PlatformKind;
+}
+
+/**
+ * Logs an event for the turn's conversation: a revenue, share, page-launch or custom event.
+ * `userId` (the end user) and `conversationId` are filled from the turn when left out. It is
+ * sent through the client of the turn's tracking middleware, on the platform of the turn's
+ * channel unless `options.platform` says otherwise (so events sit with the conversation's
+ * messages; the version rule gives every event `11.1.0-rest`). An event logged before the turn's
+ * incoming message is queued waits for it, so it is always recorded after that message.
+ * Building and checking the record happen after the call returns; a record the spec refuses is
+ * reported through the client's `onError`/logger.
+ *
+ * @returns `true` when the event was handed to tracking; `false` when no tracking middleware ran
+ * in this turn or `context` is not a live turn context. Never throws, never waits.
+ *
+ * @example
+ * trackEvent(context, { type: 'revenueEvent', name: 'purchase', amount: 9.99, referenceNumber: 'A-1' });
+ */
+export function trackEvent(context: TurnContextLike, event: EventInput, options: TrackEventOptions = {}): boolean {
+  try {
+    const state = context.turnState.get(TURN_STATE_KEY) as TurnTracking | undefined;
+    if (state?.logEvent === undefined || !isObject(event)) return false;
+    const { logEvent } = state;
+    const activity = context.activity;
+    const copy = { ...event } as EventInput;
+    const log = (): void => logEvent(activity, copy, options.platform);
+    // An event follows the message that led to it: hold it until the incoming record is queued.
+    if (state.incomingPending && !state.incomingQueued) (state.heldEvents ??= []).push(log);
+    else log();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The event names of Bot Framework's handoff protocol. */
+export const HANDOFF_EVENTS = new Set(['handoff.initiate', 'handoff.status']);
+
+/** True for a handoff protocol event (`handoff.initiate` from the bot, `handoff.status` from the channel). */
+export function isHandoff(activity: ActivityLike): boolean {
+  return activity.type === 'event' && typeof activity.name === 'string' && HANDOFF_EVENTS.has(activity.name);
+}
+
+/** `extraInfo` of a value: the value when it is an object (JSON-safe, without secrets), else `{ value }`, or nothing. */
+function infoOf(value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  return jsonSafeObject(isObject(value) ? value : { value });
+}
+
+/**
+ * The custom event of an `event` or `trace` activity the bot sent, for the user it went to: an
+ * event is named after itself (`extraInfo` = its value); a trace is named `trace` (`extraInfo` =
+ * `{ name, label, valueType, value }`). `undefined` for a nameless event.
+ */
+export function botEventOf(activity: ActivityLike): CustomEvent | undefined {
+  const base: { userId: string; conversationId?: string } = { userId: idOf(activity.recipient?.id) ?? '' };
+  if (typeof activity.conversation?.id === 'string') base.conversationId = activity.conversation.id;
+  if (activity.type === 'trace') {
+    const extraInfo = jsonSafeObject({ name: activity.name, label: activity.label, valueType: activity.valueType, value: activity.value }) ?? {};
+    return { type: 'customEvent', name: 'trace', ...base, extraInfo };
+  }
+  if (typeof activity.name !== 'string' || activity.name === '') return undefined;
+  const event: CustomEvent = { type: 'customEvent', name: activity.name, ...base };
+  const extraInfo = infoOf(activity.value);
+  if (extraInfo !== undefined) event.extraInfo = extraInfo;
+  return event;
+}
+
+/** One custom event per member a `conversationUpdate` added or removed, the bot (its recipient) excepted. */
+export function membershipEventsOf(activity: ActivityLike): CustomEvent[] {
+  const events: CustomEvent[] = [];
+  const botId = idOf(activity.recipient?.id);
+  for (const [field, name] of [['membersAdded', 'memberAdded'], ['membersRemoved', 'memberRemoved']] as const) {
+    const members: unknown = activity[field];
+    for (const member of Array.isArray(members) ? members : []) {
+      const id = isObject(member) ? idOf(member.id) : undefined;
+      if (id === undefined || id === '' || id === botId) continue;
+      const event: CustomEvent = { type: 'customEvent', name, userId: id };
+      if (typeof activity.conversation?.id === 'string') event.conversationId = activity.conversation.id;
+      if (typeof member.name === 'string' && member.name !== '') event.extraInfo = { name: member.name };
+      events.push(event);
+    }
+  }
+  return events;
+}

@@ -1,0 +1,162 @@
+/**
+ * Intents from recognizer results: the top intent becomes the intent's name, the entities its
+ * inputs. Works with LUIS, CLU, Orchestrator or any recognizer that returns a `RecognizerResult`.
+ */
+import type { ActivityLike, RecognizerResultLike } from './sdk-types.js';
+import type { Intent, IntentInput } from '../protocol/index.js';
+import { isObject, stringify } from './values.js';
+
+/** What `setIntent` and `setOutgoingIntent` accept: an intent, just its name, or a recognizer's result. */
+export type IntentSource = Intent | string | RecognizerResultLike;
+
+/** The intent name a message the recognizer could not place is recorded with. */
+export const NOT_HANDLED = 'NotHandled';
+
+/** Options of `intentFromRecognizerResult`. */
+export interface IntentFromRecognizerOptions {
+  /**
+   * Lowest score the top intent may have. A top intent scoring below it is recorded as
+   * `NotHandled` (with the recognizer's intent and score as inputs), so low-confidence messages
+   * show up with the unhandled ones instead of inflating an intent. An intent without a numeric
+   * score counts as 0. Default 0 (the top intent is always used).
+   */
+  minScore?: number;
+  /**
+   * Top intents that mean "not understood": recorded as `NotHandled`, with the recognizer's intent
+   * and score as inputs. Default `['None']` (LUIS's and CLU's none intent).
+   */
+  noneIntents?: readonly string[];
+}
+
+/** The default of `noneIntents`. */
+export const DEFAULT_NONE_INTENTS: readonly string[] = ['None'];
+
+/** The valueType of the trace activity LuisRecognizer sends each turn. */
+export const LUIS_TRACE_VALUE_TYPE = 'https://www.luis.ai/schemas/trace';
+
+/** True when `value` looks like a recognizer result: an object with an `intents` object. */
+export function isRecognizerResult(value: unknown): value is RecognizerResultLike {
+  return isObject(value) && isObject(value.intents);
+}
+
+function instanceText(instances: unknown, index: number): string | undefined {
+  const item = Array.isArray(instances) ? instances[index] : undefined;
+  return isObject(item) && typeof item.text === 'string' ? item.text : undefined;
+}
+
+/**
+ * Entities as intent inputs: one input per entity value, named after the entity. The value is
+ * the text the user typed for it (`$instance[name][i].text`) where the recognizer gives one,
+ * otherwise the value itself as a string (objects and arrays as JSON, without `$instance`).
+ * The `$instance` entry is not an input of its own.
+ */
+export function inputsFromEntities(entities: unknown): IntentInput[] {
+  if (!isObject(entities)) return [];
+  const instances = isObject(entities.$instance) ? entities.$instance : {};
+  const inputs: IntentInput[] = [];
+  for (const name of Object.keys(entities)) {
+    if (name === '$instance') continue;
+    const raw = entities[name];
+    const values = Array.isArray(raw) ? raw : [raw];
+    values.forEach((value, index) => {
+      if (value === undefined || value === null) return;
+      inputs.push({ name, value: instanceText(instances[name], index) ?? stringify(value) });
+    });
+  }
+  return inputs;
+}
+
+/**
+ * The intent of a recognizer result: the highest-scoring intent (the first one on a tie) as the
+ * name, the entities as inputs (see `inputsFromEntities`). A top intent in `options.noneIntents`
+ * (default `None`) or scoring below `options.minScore` becomes `NotHandled`, with inputs
+ * `topIntent` (the recognizer's name) and `score` before the entities. Returns `undefined` when
+ * there is no intent. Never throws.
+ *
+ * @example
+ * intentFromRecognizerResult({ text: 'to Paris', intents: { BookFlight: { score: 0.9 } },
+ *   entities: { city: ['paris'], $instance: { city: [{ text: 'Paris' }] } } })
+ * // → { name: 'BookFlight', inputs: [{ name: 'city', value: 'Paris' }] }
+ */
+export function intentFromRecognizerResult(result: RecognizerResultLike, options: IntentFromRecognizerOptions = {}): Intent | undefined {
+  if (!isRecognizerResult(result)) return undefined;
+  let top: string | undefined;
+  let topScore = -Infinity;
+  for (const name of Object.keys(result.intents)) {
+    const score = (result.intents[name] as { score?: unknown } | undefined)?.score;
+    const value = typeof score === 'number' && Number.isFinite(score) ? score : 0;
+    if (value > topScore) {
+      top = name;
+      topScore = value;
+    }
+  }
+  if (top === undefined) return undefined;
+  const inputs = inputsFromEntities(result.entities);
+  if (topScore < (options.minScore ?? 0) || (options.noneIntents ?? DEFAULT_NONE_INTENTS).includes(top)) {
+    return { name: NOT_HANDLED, inputs: [{ name: 'topIntent', value: top }, { name: 'score', value: String(topScore) }, ...inputs] };
+  }
+  return { name: top, inputs };
+}
+
+/**
+ * Turns anything `setIntent` accepts into a spec intent: a string becomes `{name, inputs: []}`,
+ * an intent gets string inputs (missing `inputs` become `[]`), a recognizer result goes through
+ * `intentFromRecognizerResult`. Returns `undefined` for anything else.
+ */
+export function toIntent(source: unknown, options: IntentFromRecognizerOptions = {}): Intent | undefined {
+  if (typeof source === 'string') return source === '' ? undefined : { name: source, inputs: [] };
+  if (isRecognizerResult(source)) return intentFromRecognizerResult(source, options);
+  if (!isObject(source) || typeof source.name !== 'string' || source.name === '') return undefined;
+  const inputs = Array.isArray(source.inputs) ? source.inputs : [];
+  return {
+    name: source.name,
+    inputs: inputs.filter(isObject).map((input) => ({ name: stringify(input.name), value: stringify(input.value) })),
+  };
+}
+
+/** A CLU prediction (`result.prediction` of an Azure AI Language conversation analysis): its intents with confidence scores. */
+function isCluPrediction(value: unknown): value is Record<string, any> {
+  return isObject(value) && (Array.isArray(value.intents) || (isObject(value.intents) && typeof value.topIntent === 'string'));
+}
+
+/**
+ * A CLU prediction as a recognizer result: `intents[].category`/`confidenceScore` (a conversation
+ * project), or `intents.{name}.confidenceScore` (an orchestration project), as `intents.{name}.score`;
+ * `entities[]` (`category`, `text`) as entities with the text the user typed.
+ */
+export function recognizerResultOfClu(prediction: Record<string, any>, text?: string): RecognizerResultLike {
+  const intents: Record<string, { score: number }> = {};
+  const score = (item: unknown) => (isObject(item) && typeof item.confidenceScore === 'number' ? item.confidenceScore : 0);
+  if (Array.isArray(prediction.intents)) {
+    for (const item of prediction.intents) if (isObject(item) && typeof item.category === 'string') intents[item.category] = { score: score(item) };
+  } else {
+    for (const [name, item] of Object.entries(prediction.intents as Record<string, unknown>)) intents[name] = { score: score(item) };
+  }
+  const values: Record<string, string[]> = {};
+  const instances: Record<string, { text: string }[]> = {};
+  for (const entity of Array.isArray(prediction.entities) ? prediction.entities : []) {
+    if (!isObject(entity) || typeof entity.category !== 'string') continue;
+    const entityText = stringify(entity.text);
+    (values[entity.category] ??= []).push(entityText);
+    (instances[entity.category] ??= []).push({ text: entityText });
+  }
+  return { text, intents, entities: { ...values, $instance: instances } };
+}
+
+/**
+ * The recognizer result a trace activity carries, if any: LuisRecognizer's trace
+ * (`value.recognizerResult`), any other trace whose value has a `recognizerResult` (the C# CLU
+ * recognizer's), a trace whose value is itself a recognizer result, or a CLU response (the raw
+ * Azure AI Language result the JavaScript CLU samples trace: `result.prediction`, or a bare
+ * `prediction`). Cheap: a few property reads.
+ */
+export function recognizerResultOfTrace(activity: ActivityLike): RecognizerResultLike | undefined {
+  const value: unknown = activity.value;
+  if (!isObject(value)) return undefined;
+  if (isRecognizerResult(value.recognizerResult)) return value.recognizerResult;
+  if (activity.valueType !== LUIS_TRACE_VALUE_TYPE && isRecognizerResult(value)) return value;
+  const result = isObject(value.result) ? value.result : value;
+  const prediction = isCluPrediction(result.prediction) ? result.prediction : undefined;
+  if (prediction !== undefined) return recognizerResultOfClu(prediction, typeof result.query === 'string' ? result.query : undefined);
+  return undefined;
+}

@@ -1,0 +1,160 @@
+/**
+ * The work done off the turn: mapping activities to records and handing them to the client.
+ * Inside a turn only the `defer…` methods run; each queues one task with `client.defer`, which
+ * runs it after the caller returns. A task that throws is reported by the client.
+ */
+import type { ActivityLike, ResourceResponseLike } from './sdk-types.js';
+import type { TrackingClient } from '../client/index.js';
+import type { PlatformKind } from '../protocol/index.js';
+import { ButtonMemory, conversationKey } from './button-memory.js';
+import { defaultPlatformForChannel } from './channels.js';
+import { botEventOf, customEventOf, fillEvent, membershipEventsOf } from './events.js';
+import { feedbackEventOf } from './feedback.js';
+import { toIntent, type IntentSource } from './intents.js';
+import { incomingMessage, outgoingMessage } from './map-generic.js';
+import { messengerIncoming, messengerOutgoing } from './map-messenger.js';
+import type { TrackingMiddlewareOptions } from './options.js';
+import type { EventInput, TurnEventLogger } from './turn-state.js';
+
+/**
+ * Maps a middleware's activities to records and logs them through its client. The `defer…`
+ * methods run in the turn and only queue a task; the task maps, then `client.trackAndForget`
+ * validates and queues (refusals are reported by the client; a task that throws is reported by
+ * the client as a failed deferred task).
+ */
+export class RecordLogger {
+  /** Logs an event for a turn; installed in the turn state for `trackEvent`. */
+  readonly eventLogger: TurnEventLogger;
+  private warned = false;
+
+  constructor(
+    readonly client: TrackingClient,
+    private readonly options: TrackingMiddlewareOptions,
+    private readonly buttons: ButtonMemory | undefined,
+  ) {
+    this.eventLogger = (activity, event, platform) => this.deferEvent(activity, event, platform);
+  }
+
+  /** Whether incoming `event` activities become custom events. */
+  get trackEventActivities(): boolean {
+    return this.options.trackEventActivities === true;
+  }
+
+  /** Whether the Teams feedback invoke becomes a `feedback` custom event. */
+  get trackFeedback(): boolean {
+    return this.options.trackFeedback !== false;
+  }
+
+  /** Whether `conversationUpdate` members added and removed become events. */
+  get trackMembership(): boolean {
+    return this.options.trackMembership === true;
+  }
+
+  /** Whether handoff protocol events become events. */
+  get trackHandoffs(): boolean {
+    return this.options.trackHandoffs === true;
+  }
+
+  /** Whether the bot's own event and trace activities become events. */
+  get trackBotEvents(): boolean {
+    return this.options.trackBotEvents === true;
+  }
+
+  /** Queues the events of the members a `conversationUpdate` added or removed. */
+  deferMembership(activity: ActivityLike): void {
+    this.client.defer(() => {
+      for (const event of membershipEventsOf(activity)) this.client.trackAndForget(this.platformOf(activity), 'event', event);
+    });
+  }
+
+  /** Queues the event of an `event` or `trace` activity the bot sent. */
+  deferBotEvent(activity: ActivityLike): void {
+    this.client.defer(() => {
+      const event = botEventOf(activity);
+      if (event !== undefined) this.client.trackAndForget(this.platformOf(activity), 'event', event);
+    });
+  }
+
+  /** Queues the `feedback` event of a Teams feedback invoke. */
+  deferFeedback(activity: ActivityLike): void {
+    this.client.defer(() => {
+      const event = feedbackEventOf(activity);
+      if (event !== undefined) this.client.trackAndForget(this.platformOf(activity), 'event', event);
+    });
+  }
+
+  /** Queues the incoming record of a turn (a message, or an event activity as a custom event). */
+  deferIncoming(activity: ActivityLike, intent: IntentSource | undefined, receivedAt: number): void {
+    this.client.defer(() => this.logIncoming(activity, intent, receivedAt));
+  }
+
+  /** Queues the outgoing record of one message activity the channel accepted. */
+  deferOutgoing(activity: ActivityLike, response: ResourceResponseLike | undefined, intent: IntentSource | undefined): void {
+    this.client.defer(() => this.logOutgoing(activity, response, intent));
+  }
+
+  /** Queues an event of the turn whose activity is given. */
+  deferEvent(activity: ActivityLike, event: EventInput, platform: PlatformKind | undefined): void {
+    this.client.defer(() => {
+      this.client.trackAndForget(platform ?? this.platformOf(activity), 'event', fillEvent(event, activity));
+    });
+  }
+
+  /** Reports a failure of tracking code inside a turn; never throws. */
+  reportInternal(error: unknown): void {
+    try {
+      if (this.options.onError !== undefined) {
+        this.options.onError(error);
+      } else if (!this.warned) {
+        this.warned = true;
+        process.emitWarning(
+          `Conversation analytics skipped tracking in a turn because tracking code failed; the turn itself was not affected: ${(error as Error)?.message ?? String(error)}`,
+          'TrackingWarning',
+        );
+      }
+    } catch {
+      // Reporting must never reach the turn.
+    }
+  }
+
+  private platformOf(activity: ActivityLike): PlatformKind {
+    const channel = typeof activity.channelId === 'string' ? activity.channelId : '';
+    return (this.options.platformForChannel ?? defaultPlatformForChannel)(channel, activity);
+  }
+
+  private intentOf(source: IntentSource | undefined) {
+    return source === undefined ? undefined : toIntent(source, { minScore: this.options.minIntentScore, noneIntents: this.options.noneIntents });
+  }
+
+  private logIncoming(activity: ActivityLike, intent: IntentSource | undefined, receivedAt: number): void {
+    const platform = this.platformOf(activity);
+    if (activity.type === 'event') {
+      const event = customEventOf(activity);
+      if (event !== undefined) this.client.trackAndForget(platform, 'event', event);
+      return;
+    }
+    const body =
+      platform === 'messenger'
+        ? messengerIncoming(activity, this.intentOf(intent), receivedAt)
+        : incomingMessage(activity, this.intentOf(intent), this.buttons?.lastOffered(conversationKey(activity)));
+    this.client.trackAndForget(platform, 'incoming', body);
+  }
+
+  private logOutgoing(activity: ActivityLike, response: ResourceResponseLike | undefined, intent: IntentSource | undefined): void {
+    const platform = this.platformOf(activity);
+    if (platform === 'messenger') {
+      const body = messengerOutgoing(activity, response, this.intentOf(intent), { accessToken: this.options.messengerAccessToken, uri: this.options.messengerUri });
+      this.client.trackAndForget(platform, 'outgoing', body);
+      return;
+    }
+    const message = outgoingMessage(activity, this.intentOf(intent));
+    if (message.buttons !== undefined) this.buttons?.remember(conversationKey(activity), message.buttons);
+    this.client.trackAndForget(platform, 'outgoing', message);
+  }
+}
+
+/** The button memory a middleware that sees both directions uses (`rememberButtons`, default 1,000 conversations). */
+export function buttonMemoryFor(options: TrackingMiddlewareOptions): ButtonMemory | undefined {
+  const capacity = options.rememberButtons ?? 1000;
+  return capacity > 0 ? new ButtonMemory(capacity) : undefined;
+}

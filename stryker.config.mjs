@@ -1,0 +1,19 @@
+// Mutation testing (StrykerJS 9.6 with its vitest runner; 10.x needs Node 22). Not part of `npm test`:
+// run it on the modules you changed, e.g. `npm run mutate -- src/client/retry.ts src/client/redact.ts`.
+// The tests it runs are chosen by vitest.mutate.config.ts (see there for what is left out, and why).
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts', related: true },
+  plugins: ['@stryker-mutator/vitest-runner'],
+  coverageAnalysis: 'perTest',
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  thresholds: { high: 85, low: 70, break: null },
+  concurrency: 2,
+  timeoutMS: 20_000,
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+  ignorePatterns: ['dist', 'reports', 'bench/results.json', 'test/artifacts', '.tracking-data'],
+};

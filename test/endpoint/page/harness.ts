@@ -1,0 +1,119 @@
+/**
+ * What the page tests need: an endpoint on 127.0.0.1 with a temp data file holding the demo's
+ * records (the demo's pizza agent on the Agents SDK's CloudAdapter, tracked by a real TrackingClient), and a
+ * headless Chromium page that fails the test on any dialog, script error, console error or
+ * request that leaves the endpoint.
+ *
+ * The test file must mock the package name the samples import:
+ *   vi.mock('botbuilder-conversation-analytics', () => import('../../../src/index.js'));
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { TrackingMiddleware } from '../../../src/middleware/index.js';
+import { TrackingClient } from '../../../src/client/index.js';
+import { startTrackingEndpoint, type TrackingEndpoint, type TrackingEndpointOptions } from '../../../src/endpoint/index.js';
+
+/** The key the test endpoints accept. */
+export const KEY = 'viewer-test-key-1';
+
+/** Where screenshots go (git-ignored). */
+export const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
+
+const load = (path: string): Promise<any> => import(/* @vite-ignore */ new URL(path, import.meta.url).href);
+
+/** Starts an endpoint on a free port with a fresh temp data file; `close()` also removes the file. */
+export async function startEndpoint(options: TrackingEndpointOptions = {}): Promise<TrackingEndpoint & { close(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'viewer-test-'));
+  const endpoint = await startTrackingEndpoint({ port: 0, host: '127.0.0.1', apiKeys: [KEY], dataFile: join(dir, 'records.ndjson'), log: () => undefined, closeGraceMs: 200, ...options });
+  return {
+    ...endpoint,
+    async close() {
+      await endpoint.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Plays the demo's scripted conversation (samples/demo) through the demo's pizza bot on a real
+ * Agents SDK CloudAdapter, tracking to `baseUrl`, and waits until every record is delivered.
+ */
+export async function playDemo(baseUrl: string): Promise<{ delivered: number }> {
+  const { startChannelService } = await load('../../../samples/lib/channel-service.mjs');
+  const { startAgentServer } = await load('../../../samples/lib/agent-server.mjs');
+  const { SCRIPT } = await load('../../../samples/demo/conversation.mjs');
+  const { createPizzaAgent } = await load('../../../samples/demo/pizza-bot.mjs');
+  const channel = await startChannelService('reply-');
+  const agent = createPizzaAgent();
+  const client = new TrackingClient({ apiKey: KEY, baseUrl, logger: false });
+  agent.adapter.use(new TrackingMiddleware(client));
+  const bot = await startAgentServer({ agent, port: 0, authConfig: {} });
+  try {
+    for (const [index, step] of (SCRIPT as Record<string, unknown>[]).entries()) {
+      const activity = { ...step, id: `activity-${index + 1}`, serviceUrl: channel.url, timestamp: new Date().toISOString() };
+      const res = await fetch(bot.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(activity) });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`the demo bot answered ${res.status}`);
+    }
+    await client.flush();
+    return { delivered: client.stats().delivered };
+  } finally {
+    await bot.close();
+    await client.close();
+    await channel.close();
+  }
+}
+
+/** Launches Debian's Chromium headless, with a fresh profile and no background traffic. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A page and what went wrong on it. */
+export interface WatchedPage {
+  page: Page;
+  /** Dialogs (alert…), uncaught errors, console errors, and requests to anywhere but the endpoint. */
+  problems: string[];
+  /** Every URL the page requested. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a new page (its own context) that records every problem, and every URL it requests.
+ * Requests to URLs starting with one of `allow` are not problems (a test that serves them itself).
+ */
+export async function openPage(browser: Browser, origin: string, allow: readonly string[] = []): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.type()} ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('request', (request) => {
+    const url = request.url();
+    requests.push(url);
+    if (![`${origin}/`, 'data:', ...allow].some((prefix) => url.startsWith(prefix))) problems.push(`request off the endpoint: ${url}`);
+  });
+  return { page, problems, requests, close: () => context.close() };
+}
+
+/** Saves a full-page screenshot as `test/artifacts/<name>.png` and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const path = join(ARTIFACTS, `${name}.png`);
+  await mkdir(dirname(path), { recursive: true });
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}

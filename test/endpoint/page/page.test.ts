@@ -1,0 +1,255 @@
+/**
+ * The page at `/`, in a real headless Chromium, over the demo's records: the conversation list
+ * and its filters, a transcript as chat bubbles, the charts, live updates, and that text from
+ * records is only ever text.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { TrackingClient } from '../../../src/client/index.js';
+import type { TimeseriesResponse, TrackingSummary } from '../../../src/endpoint/index.js';
+import { KEY, launchBrowser, openPage, playDemo, screenshot, startEndpoint, type WatchedPage } from './harness.js';
+
+// The demo's bot imports the package by name; here that name means the source.
+vi.mock('botbuilder-conversation-analytics', () => import('../../../src/index.js'));
+
+let endpoint: Awaited<ReturnType<typeof startEndpoint>>;
+let browser: Browser;
+let watched: WatchedPage | undefined;
+
+beforeAll(async () => {
+  endpoint = await startEndpoint();
+  const [{ delivered }, launched] = await Promise.all([playDemo(endpoint.url), launchBrowser()]);
+  browser = launched;
+  expect(delivered).toBe(21);
+}, 60_000);
+
+afterEach(async () => {
+  // Whatever a test did, the page never showed a dialog, threw, logged an error or left the endpoint.
+  const problems = watched?.problems ?? [];
+  await watched?.close();
+  watched = undefined;
+  expect(problems).toEqual([]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await endpoint?.close();
+});
+
+/** Opens the page (at `path`, e.g. `/#user=ID`) and waits until its lists are drawn. */
+async function open(path = '/', allow: string[] = []): Promise<Page> {
+  watched = await openPage(browser, endpoint.url, allow);
+  await watched.page.goto(`${endpoint.url}${path}`);
+  await watched.page.locator('.list .row').first().waitFor();
+  return watched.page;
+}
+
+const rowIds = (page: Page) => page.locator('.list .row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id')));
+
+async function getJson<T>(path: string): Promise<T> {
+  return (await fetch(`${endpoint.url}${path}`)).json() as Promise<T>;
+}
+
+describe('the conversation list', () => {
+  it('lists the demo\'s conversations with platform, channel, message count and last activity', async () => {
+    const page = await open();
+    expect((await rowIds(page))?.sort()).toEqual(['2718281828', 'conv-user-ada', 'conv-user-grace']);
+    const ada = page.locator('.row[data-id="conv-user-ada"]');
+    await expect(ada.locator('.chip.platform').textContent()).resolves.toBe('universal');
+    await expect(ada.locator('.chip.channel').textContent()).resolves.toBe('webchat');
+    await expect(ada.locator('.row-meta').textContent()).resolves.toContain('8 messages');
+    const { conversations } = await getJson<{ conversations: { conversationId: string; lastActivity: string }[] }>('/api/conversations');
+    const last = conversations.find((c) => c.conversationId === 'conv-user-ada')?.lastActivity;
+    await expect(ada.locator('time').getAttribute('datetime')).resolves.toBe(last);
+    const linus = page.locator('.row[data-id="2718281828"]');
+    await expect(linus.locator('.chip.platform').textContent()).resolves.toBe('facebook');
+    await expect(linus.locator('.chip.channel').count()).resolves.toBe(0);
+  });
+
+  it('lists users on the Users tab', async () => {
+    const page = await open();
+    await page.getByRole('tab', { name: 'Users' }).click();
+    await page.locator('.row[data-id="user-ada"]').waitFor();
+    expect((await rowIds(page))?.sort()).toEqual(['2718281828', 'user-ada', 'user-grace']);
+    await expect(page.locator('.row[data-id="user-grace"] .row-meta').textContent()).resolves.toContain('4 messages');
+  });
+
+  it('filters by platform and by intent', async () => {
+    const page = await open();
+    await page.getByLabel('Platform', { exact: true }).selectOption('facebook');
+    await page.locator('.row[data-id="conv-user-ada"]').waitFor({ state: 'detached' });
+    expect((await rowIds(page))?.sort()).toEqual(['2718281828']);
+
+    await page.getByLabel('Platform', { exact: true }).selectOption('');
+    await page.getByLabel('Intent', { exact: true }).selectOption('NotHandled');
+    await page.locator('.row[data-id="2718281828"]').waitFor({ state: 'detached' });
+    expect(await rowIds(page)).toEqual(['conv-user-ada']);
+    await expect(page.locator('.list-total').textContent()).resolves.toBe('1 conversation matches the filters');
+  });
+});
+
+describe('a transcript', () => {
+  it('shows chat bubbles: the user\'s on one side, the bot\'s on the other, with intent tags and inputs', async () => {
+    const page = await open('/#conversation=conv-user-ada');
+    await page.locator('.entry').first().waitFor();
+    await expect(page.locator('.transcript-head h2').textContent()).resolves.toBe('Conversation conv-user-ada');
+    const texts = await page.locator('.entry:not(.event) .text').allTextContents();
+    expect(texts.slice(0, 3)).toEqual(['hi there', 'Hello! Want to see the menu?', 'show me the menu']);
+
+    const incoming = await page.locator('.entry.incoming .bubble').first().boundingBox();
+    const outgoing = await page.locator('.entry.outgoing .bubble').first().boundingBox();
+    const pane = await page.locator('.scroll').boundingBox();
+    expect(incoming!.x - pane!.x).toBeLessThan(40); // left edge
+    expect(pane!.x + pane!.width - (outgoing!.x + outgoing!.width)).toBeLessThan(40); // right edge
+
+    const order = page.locator('.entry.incoming', { hasText: 'order margherita' });
+    await expect(order.locator('.intent-name').textContent()).resolves.toBe('OrderPizza');
+    await expect(order.locator('.intent-input .input-name').textContent()).resolves.toBe('pizza');
+    await expect(order.locator('.intent-input .input-value').textContent()).resolves.toBe('margherita');
+    const sing = page.locator('.entry.incoming', { hasText: 'can you sing?' });
+    await expect(sing.locator('.intent-name.warn').textContent()).resolves.toBe('NotHandled');
+  });
+
+  it('marks the replies the bot flagged AI-generated, and only those', async () => {
+    const page = await open('/#conversation=conv-user-ada');
+    await page.locator('.entry').first().waitFor();
+    const marked = page.locator('.entry.outgoing:has(.ai-generated)');
+    await expect(marked.locator('.text').allTextContents()).resolves.toEqual(["I'm only a pizza shop assistant, so I can't help with that. Say help for ideas."]);
+    await expect(marked.locator('.ai-generated').textContent()).resolves.toBe('AI generated');
+    await expect(page.locator('.entry.outgoing').count()).resolves.toBeGreaterThan(1);
+    const transcript = await getJson<{ entries: { text?: string; aiGenerated?: boolean }[] }>('/api/transcript?conversation=conv-user-ada');
+    expect(transcript.entries.filter((e) => e.aiGenerated).map((e) => e.text)).toEqual(["I'm only a pizza shop assistant, so I can't help with that. Say help for ideas."]);
+  });
+
+  it('shows the buttons offered and marks the one the user clicked', async () => {
+    const page = await open('/#conversation=conv-user-ada');
+    const card = page.locator('.entry.outgoing', { has: page.locator('[data-button-id="order margherita"]') });
+    await card.waitFor();
+    await expect(card.locator('.button').allTextContents()).resolves.toEqual(['margherita (9.50 EUR)', 'pepperoni (11.00 EUR)']);
+    await expect(card.locator('.button.clicked').textContent()).resolves.toBe('margherita (9.50 EUR)');
+    const click = page.locator('.entry.incoming', { hasText: 'order margherita' });
+    await expect(click.locator('.clicked-label').textContent()).resolves.toBe('margherita (9.50 EUR)');
+  });
+
+  it('shows images as thumbnails, loading nothing from the record\'s host until asked', async () => {
+    const page = await open('/#conversation=conv-user-ada');
+    const thumb = page.locator('.entry.outgoing .thumb').first();
+    await expect(thumb.getAttribute('title')).resolves.toBe('https://example.com/images/margherita.png');
+    await expect(thumb.locator('.thumb-name').textContent()).resolves.toBe('margherita.png');
+    await expect(page.locator('.transcript-head .link-button').textContent()).resolves.toBe('Load images');
+    expect(watched!.requests.some((url) => url.includes('example.com'))).toBe(false);
+  });
+
+  it('loads the images when asked to, over https only', async () => {
+    const page = await open('/#conversation=conv-user-ada', ['https://example.com/']);
+    // Stand in for the image host: nothing leaves this machine.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    await page.route('https://example.com/**', (route) => route.fulfill({ status: 200, contentType: 'image/png', body: png }));
+    await page.getByRole('button', { name: 'Load images' }).click();
+    await page.waitForURL(/[?&]images=remote/);
+    const image = page.locator('.entry.outgoing img.thumb');
+    await expect(image.getAttribute('src')).resolves.toBe('https://example.com/images/margherita.png');
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+    expect(new URL(page.url()).hash).toBe('#conversation=conv-user-ada');
+    await expect(page.getByRole('button', { name: 'Hide images' }).isVisible()).resolves.toBe(true);
+  });
+
+  it('shows events inline: a revenue event with its amount', async () => {
+    const page = await open('/#conversation=conv-user-ada');
+    const revenue = page.locator('.entry.event .event-pill.revenue');
+    await expect(revenue.locator('.event-type').textContent()).resolves.toBe('Revenue');
+    await expect(revenue.locator('.event-name').textContent()).resolves.toBe('pizza-order');
+    await expect(revenue.locator('.event-amount').textContent()).resolves.toBe('9.50');
+    await expect(revenue.locator('.event-ref').textContent()).resolves.toBe('order-1');
+  });
+
+  it('shows a record\'s platformJson behind a toggle', async () => {
+    const page = await open('/#user=user-grace');
+    const first = page.locator('.entry.incoming').first();
+    await expect(first.locator('pre.json').isHidden()).resolves.toBe(true);
+    await first.locator('.json-toggle').click();
+    await expect(first.locator('pre.json[data-shows="platformJson"]').textContent()).resolves.toContain('"channelId": "webchat"');
+    await first.locator('.json-toggle').click();
+    await expect(first.locator('pre.json').isHidden()).resolves.toBe(true);
+  });
+});
+
+describe('the charts', () => {
+  it('draws one column group and one revenue point per time bucket', async () => {
+    const page = await open();
+    const series = await getJson<TimeseriesResponse>('/api/timeseries?bucket=auto&limit=60');
+    // Independently: every record arrived within the minutes from the first to the last.
+    const times = endpoint.store.records().map((r) => Math.floor(Date.parse(r.receivedAt) / 60_000));
+    expect(series.bucket).toBe('minute');
+    expect(series.points).toHaveLength(Math.max(...times) - Math.min(...times) + 1);
+    await expect.poll(() => page.locator('.chart-messages .bucket').count()).toBe(series.points.length);
+    await expect.poll(() => page.locator('.chart-revenue circle.point').count()).toBe(series.points.length);
+    const columns = await page.locator('.chart-messages .bucket rect.incoming').count();
+    expect(columns).toBe(series.points.length);
+    await expect(page.locator('.card.messages .card-note').textContent()).resolves.toContain('9 incoming, 9 outgoing');
+    await expect(page.locator('.card.revenue .card-note').textContent()).resolves.toContain('31.50 in total');
+
+    await page.getByLabel('Time bucket').selectOption('day');
+    await expect.poll(() => page.locator('.chart-messages .bucket').count()).toBe(1);
+  });
+
+  it('draws the top intents and the share of incoming messages not handled', async () => {
+    const page = await open();
+    const summary = await getJson<TrackingSummary>('/api/summary');
+    await expect.poll(() => page.locator('.chart-intents .bar').count()).toBe(Object.keys(summary.byIntent).length);
+    await expect(page.locator('.chart-intents .bar.warn .bar-label').textContent()).resolves.toBe('NotHandled');
+    await expect(page.locator('.chart-not-handled .ring-label').textContent()).resolves.toBe('11%');
+    await expect(page.locator('.card.not-handled .card-note').textContent()).resolves.toBe('1 of 9 incoming messages marked NotHandled');
+  });
+});
+
+describe('live updates and untrusted text', () => {
+  it('adds a record to the open transcript, the list and the charts as soon as it arrives', async () => {
+    const page = await open('/#conversation=conv-user-ada');
+    await page.locator('.live[data-status="live"]').waitFor();
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    const client = new TrackingClient({ apiKey: KEY, baseUrl: endpoint.url, logger: false });
+    await client.universal.logIncoming({ text: 'is my pizza ready?', userId: 'user-ada', platformJson: { channelId: 'webchat', conversation: { id: 'conv-user-ada' } } });
+    await client.close();
+
+    await page.locator('.entry.incoming .text', { hasText: 'is my pizza ready?' }).waitFor();
+    await page.locator('.kpi[data-records="22"]').waitFor();
+    await expect(page.locator('.row[data-id="conv-user-ada"] .row-meta').textContent()).resolves.toContain('9 messages');
+    await expect(page.locator('.card.messages .card-note').textContent()).resolves.toContain('10 incoming');
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    await page.locator('.entry.incoming', { hasText: 'is my pizza ready?' }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'viewer');
+  });
+
+  it('shows HTML in a record as text: nothing runs and no element is made from it', async () => {
+    const attack = '<img src=x onerror=alert(1)>';
+    const client = new TrackingClient({ apiKey: KEY, baseUrl: endpoint.url, logger: false });
+    await client.universal.logIncoming({
+      text: attack,
+      userId: '<b>eve</b>',
+      intent: { name: '<script>alert(2)</script>', inputs: [{ name: '<i>n</i>', value: '<svg onload=alert(3)>' }] },
+      platformJson: { channelId: '<u>web</u>', conversation: { id: '<em>conv</em>' } },
+    });
+    await client.universal.logOutgoing({
+      text: 'pick one', userId: '<b>eve</b>', buttons: [{ id: 'b1', label: '<button onclick=alert(4)>go</button>', value: 'b1' }],
+      images: [{ url: 'javascript:alert(5)' }], platformJson: { conversation: { id: '<em>conv</em>' } },
+    });
+    await client.close();
+
+    const page = await open(`/#user=${encodeURIComponent('<b>eve</b>')}`);
+    const entry = page.locator('.entry.incoming').first();
+    await entry.waitFor();
+    await expect(entry.locator('.text').textContent()).resolves.toBe(attack);
+    await expect(entry.locator('.who').textContent()).resolves.toBe('<b>eve</b>');
+    await expect(entry.locator('.intent-name').textContent()).resolves.toBe('<script>alert(2)</script>');
+    await expect(entry.locator('.input-value').textContent()).resolves.toBe('<svg onload=alert(3)>');
+    await expect(page.locator('.entry.outgoing .button').textContent()).resolves.toBe('<button onclick=alert(4)>go</button>');
+    await expect(page.locator('.row[data-id="<em>conv</em>"] .chip.channel').textContent()).resolves.toBe('<u>web</u>');
+    // No element was made from any of it: no img, b, i, u, em, svg-with-onload or inline script anywhere.
+    const made = await page.evaluate(() =>
+      document.querySelectorAll('#app img, #app b, #app i, #app u, #app em, #app svg[onload], #app .bubble button, script:not([src])').length);
+    expect(made).toBe(0);
+    // A javascript: image URL is a plain tile, not a link.
+    await expect(page.locator('.entry.outgoing .thumb').evaluate((node) => node.tagName)).resolves.toBe('SPAN');
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * Cards as a user sees them: the images, buttons and first text of every Bot Framework card and of
+ * Adaptive Cards however nested, and which offered button a click names.
+ */
+import { describe, expect, it } from 'vitest';
+import { buttonClickOf, buttonsOf, cardTextOf, imagesOf } from '../../src/middleware/attachments.js';
+import { messengerAttachments } from '../../src/middleware/map-messenger.js';
+
+const adaptive = (content: Record<string, unknown>) => ({ attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content }] });
+const card = (type: string, content: Record<string, unknown>) => ({ attachments: [{ contentType: `application/vnd.microsoft.card.${type}`, content }] });
+
+/** An order card as Teams and Web Chat bots send it: columns, a container, an image set, an ActionSet, a ShowCard and a table. */
+const ORDER_CARD = {
+  type: 'AdaptiveCard',
+  version: '1.6',
+  body: [
+    { type: 'ColumnSet', columns: [
+      { type: 'Column', items: [{ type: 'Image', url: 'https://cdn.example/logo.png', size: 'Small' }] },
+      { type: 'Column', items: [{ type: 'TextBlock', text: 'Your order #1042', weight: 'Bolder' }, { type: 'TextBlock', text: 'Ready at 18:30' }] },
+    ] },
+    { type: 'Container', selectAction: { type: 'Action.OpenUrl', title: 'Track', url: 'https://shop.example/track/1042' }, items: [
+      { type: 'ImageSet', images: [{ type: 'Image', url: 'https://cdn.example/pizza.png' }, { url: 'https://cdn.example/salad.png' }] },
+    ] },
+    { type: 'Table', columns: [{ width: 1 }], rows: [{ type: 'TableRow', cells: [{ type: 'TableCell', items: [{ type: 'Image', url: 'https://cdn.example/receipt.png' }] }] }] },
+    { type: 'Input.Text', id: 'note', placeholder: 'A note for the kitchen' },
+    { type: 'ActionSet', actions: [{ type: 'Action.Execute', title: 'Reorder', verb: 'reorder', data: { order: 1042 } }] },
+  ],
+  actions: [
+    { type: 'Action.Submit', title: 'Confirm', data: { action: 'confirm', order: 1042 } },
+    { type: 'Action.ShowCard', title: 'Rate it', card: { type: 'AdaptiveCard', body: [{ type: 'Input.ChoiceSet', id: 'stars' }], actions: [{ type: 'Action.Submit', title: 'Send rating', data: { action: 'rate' } }] } },
+    { type: 'Action.ToggleVisibility', title: 'More', targetElements: ['x'] },
+  ],
+};
+
+describe('Adaptive Cards', () => {
+  it('gives every image and every Submit, Execute and OpenUrl action, however nested, in document order', () => {
+    const activity = adaptive(ORDER_CARD);
+    expect(imagesOf(activity).map((i) => i.url)).toEqual([
+      'https://cdn.example/logo.png', 'https://cdn.example/pizza.png', 'https://cdn.example/salad.png', 'https://cdn.example/receipt.png',
+    ]);
+    expect(buttonsOf(activity)).toEqual([
+      { id: 'https://shop.example/track/1042', label: 'Track', value: 'https://shop.example/track/1042' },
+      { id: 'reorder', label: 'Reorder', value: 'reorder' },
+      { id: '{"action":"confirm","order":1042}', label: 'Confirm', value: '{"action":"confirm","order":1042}' },
+      { id: '{"action":"rate"}', label: 'Send rating', value: '{"action":"rate"}' },
+    ]);
+  });
+
+  it('takes the first text block as the text of a card-only message', () => {
+    expect(cardTextOf(adaptive(ORDER_CARD))).toBe('Your order #1042');
+    expect(cardTextOf(adaptive({ body: [{ type: 'RichTextBlock', inlines: ['Hello ', { type: 'TextRun', text: 'Ada' }] }] }))).toBe('Hello Ada');
+    expect(cardTextOf(adaptive({ body: [{ type: 'TextBlock', text: '  ' }, { type: 'Image', url: 'https://x.example/a.png' }] }))).toBeUndefined();
+  });
+
+  it('reads Teams\' msteams data: the imBack or messageBack value is what comes back when clicked', () => {
+    const activity = adaptive({ actions: [
+      { type: 'Action.Submit', title: 'Yes', data: { msteams: { type: 'imBack', value: 'yes please' } } },
+      { type: 'Action.Submit', title: 'Details', data: { msteams: { type: 'messageBack', text: 'details', displayText: 'Show details', value: { id: 7 } } } },
+      { type: 'Action.Submit', title: 'Plain', data: { msteams: { type: 'task/fetch' }, pick: 'a' } },
+      { type: 'Action.Submit', title: 'Nothing' },
+    ] });
+    expect(buttonsOf(activity)).toEqual([
+      { id: 'yes please', label: 'Yes', value: 'yes please' },
+      { id: '{"id":7}', label: 'Details', value: '{"id":7}' },
+      { id: '{"pick":"a"}', label: 'Plain', value: '{"pick":"a"}' },
+      { id: 'Nothing', label: 'Nothing', value: '' },
+    ]);
+  });
+
+  it('reads Media elements (poster and sources) as images', () => {
+    const activity = adaptive({ body: [{ type: 'Media', poster: 'https://cdn.example/poster.jpg', sources: [{ mimeType: 'video/mp4', url: 'https://cdn.example/clip.mp4' }] }] });
+    expect(imagesOf(activity).map((i) => i.url)).toEqual(['https://cdn.example/poster.jpg', 'https://cdn.example/clip.mp4']);
+  });
+
+  it('stops at a depth and an element budget a hostile card cannot exceed, without throwing', () => {
+    let deep: Record<string, unknown> = { type: 'Image', url: 'https://cdn.example/bottom.png' };
+    for (let i = 0; i < 100; i++) deep = { type: 'Container', items: [deep] };
+    expect(imagesOf(adaptive({ body: [deep] }))).toEqual([]);
+    const wide = adaptive({ body: Array.from({ length: 5_000 }, (_, i) => ({ type: 'Image', url: `https://cdn.example/${i}.png` })) });
+    const images = imagesOf(wide);
+    expect(images.length).toBeGreaterThan(1_000);
+    expect(images.length).toBeLessThan(2_001);
+    expect(() => buttonsOf(adaptive({ body: 'nonsense', actions: [null, 3, { type: 'Action.Submit', data: 1n }] }))).not.toThrow();
+  });
+});
+
+describe('Bot Framework cards', () => {
+  it('sign-in and OAuth cards: the button, and the text as the message text', () => {
+    const signin = card('signin', { text: 'Sign in to see your orders', buttons: [{ type: 'signin', title: 'Sign in', value: 'https://login.example/auth' }] });
+    expect(buttonsOf(signin)).toEqual([{ id: 'https://login.example/auth', label: 'Sign in', value: 'https://login.example/auth' }]);
+    expect(cardTextOf(signin)).toBe('Sign in to see your orders');
+    const oauth = card('oauth', { text: 'Please sign in', connectionName: 'graph', buttons: [{ type: 'signin', title: 'Sign in', value: 'https://token.example/sign?x=1' }] });
+    expect(buttonsOf(oauth).map((b) => b.label)).toEqual(['Sign in']);
+  });
+
+  it('video, audio and animation cards: their media and image; receipt cards: item images and buttons', () => {
+    expect(imagesOf(card('video', { title: 'How we bake', image: { url: 'https://cdn.example/thumb.jpg' }, media: [{ url: 'https://cdn.example/bake.mp4' }] })).map((i) => i.url))
+      .toEqual(['https://cdn.example/thumb.jpg', 'https://cdn.example/bake.mp4']);
+    expect(imagesOf(card('audio', { title: 'Jingle', media: [{ url: 'https://cdn.example/jingle.mp3' }] })).map((i) => i.url)).toEqual(['https://cdn.example/jingle.mp3']);
+    expect(imagesOf(card('animation', { media: [{ url: 'https://cdn.example/dance.gif' }] })).map((i) => i.url)).toEqual(['https://cdn.example/dance.gif']);
+    const receipt = card('receipt', { title: 'Receipt', items: [{ title: 'Pizza', image: { url: 'https://cdn.example/p.png' } }], buttons: [{ type: 'openUrl', title: 'Invoice', value: 'https://shop.example/inv/1' }] });
+    expect(imagesOf(receipt).map((i) => i.url)).toEqual(['https://cdn.example/p.png']);
+    expect(buttonsOf(receipt).map((b) => b.label)).toEqual(['Invoice']);
+    expect(cardTextOf(receipt)).toBe('Receipt');
+  });
+
+  it('an image sent by URL without a media type is an image', () => {
+    expect(imagesOf({ attachments: [{ contentUrl: 'https://cdn.example/photo.JPG?size=2' }] }).map((i) => i.url)).toEqual(['https://cdn.example/photo.JPG?size=2']);
+    expect(imagesOf({ attachments: [{ contentType: 'application/pdf', contentUrl: 'https://cdn.example/menu.pdf' }] })).toEqual([]);
+    expect(imagesOf({ attachments: [{ contentType: 'video/mp4', contentUrl: 'https://cdn.example/clip.png' }] })).toEqual([]);
+  });
+});
+
+describe('clicks', () => {
+  const offered = buttonsOf(adaptive(ORDER_CARD));
+
+  it('an Action.Submit click (data plus the card\'s inputs) names the button whose data it holds', () => {
+    expect(buttonClickOf({ type: 'message', value: { action: 'confirm', order: 1042, note: 'extra cheese' } }, offered)).toBe('{"action":"confirm","order":1042}');
+    expect(buttonClickOf({ type: 'message', value: { action: 'rate', stars: '5' } }, offered)).toBe('{"action":"rate"}');
+    // Not one of the offered buttons: the value itself, as before.
+    expect(buttonClickOf({ type: 'message', value: { action: 'cancel' } }, offered)).toBe('{"action":"cancel"}');
+  });
+
+  it('the adaptiveCard/action invoke of an Action.Execute names the button with its verb', () => {
+    const execute = { type: 'invoke', name: 'adaptiveCard/action', value: { action: { type: 'Action.Execute', verb: 'reorder', data: { order: 1042 } } } };
+    expect(buttonClickOf(execute, offered)).toBe('reorder');
+    expect(buttonClickOf({ ...execute, value: { action: { type: 'Action.Execute', data: { x: 1 } } } }, undefined)).toBe('{"x":1}');
+    expect(buttonClickOf({ type: 'invoke', name: 'adaptiveCard/action', value: { action: { type: 'Action.Execute' } } }, offered)).toBeUndefined();
+  });
+});
+
+describe('Messenger attachments', () => {
+  it('keeps attachments without a URL as sent, and types a URL image as image', () => {
+    const template = { type: 'template', payload: { template_type: 'button', text: 'Pick', buttons: [{ type: 'postback', title: 'A', payload: 'A' }] } };
+    expect(messengerAttachments({ attachments: [
+      { contentType: 'template', content: template },
+      { contentType: 'image', content: { attachment_id: '1857777774821032' } },
+      { contentUrl: 'https://cdn.example/photo.png' },
+      { contentType: 'application/pdf', contentUrl: 'https://cdn.example/menu.pdf' },
+    ] })).toEqual([
+      template,
+      { type: 'image', payload: { attachment_id: '1857777774821032' } },
+      { type: 'image', payload: { url: 'https://cdn.example/photo.png' } },
+      { type: 'file', payload: { url: 'https://cdn.example/menu.pdf' } },
+    ]);
+  });
+});

@@ -1,0 +1,239 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Activity, RecognizerResult, TurnContext } from 'botbuilder';
+import { intentFromRecognizerResult, setIntent, setOutgoingIntent } from '../../src/middleware/index.js';
+import { recognizerResultOfClu } from '../../src/middleware/intents.js';
+import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const flight: RecognizerResult = {
+  text: 'book a flight to New York tomorrow',
+  intents: { None: { score: 0.05 }, BookFlight: { score: 0.92 }, Cancel: { score: 0.3 } },
+  entities: {
+    city: [['new york']],
+    datetime: [{ type: 'date', timex: ['2024-05-02'] }],
+    $instance: {
+      city: [{ startIndex: 17, endIndex: 25, text: 'New York', type: 'city' }],
+      datetime: [{ startIndex: 26, endIndex: 34, text: 'tomorrow', type: 'builtin.datetimeV2.date' }],
+    },
+  },
+};
+const flightIntent = { name: 'BookFlight', inputs: [{ name: 'city', value: 'New York' }, { name: 'datetime', value: 'tomorrow' }] };
+
+/** The trace LuisRecognizer sends each turn. */
+function luisTrace(result: RecognizerResult): Partial<Activity> {
+  return { type: 'trace', name: 'LuisRecognizer', label: 'Luis Trace', valueType: 'https://www.luis.ai/schemas/trace', value: { recognizerResult: result, luisModel: { ModelID: 'x' } } };
+}
+
+describe('intentFromRecognizerResult', () => {
+  it('names the intent after the top-scoring one and turns entities into inputs with the text the user typed', () => {
+    expect(intentFromRecognizerResult(flight)).toEqual(flightIntent);
+  });
+
+  it('records a top intent below minScore as NotHandled, keeping the recognizer\'s intent and score before the entities', () => {
+    const below = intentFromRecognizerResult(flight, { minScore: 0.95 });
+    expect(below?.name).toBe('NotHandled');
+    expect(below?.inputs.slice(0, 2)).toEqual([{ name: 'topIntent', value: 'BookFlight' }, { name: 'score', value: String(flight.intents.BookFlight.score) }]);
+    expect(below?.inputs.slice(2)).toEqual(intentFromRecognizerResult(flight)?.inputs);
+    // At the threshold exactly, the intent stands.
+    expect(intentFromRecognizerResult(flight, { minScore: flight.intents.BookFlight.score })?.name).toBe('BookFlight');
+  });
+
+  it('records LUIS\'s and CLU\'s None, or the noneIntents given, as NotHandled', () => {
+    const none = { text: 'blah', intents: { None: { score: 0.8 }, Greeting: { score: 0.1 } }, entities: {} };
+    expect(intentFromRecognizerResult(none)).toEqual({ name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'None' }, { name: 'score', value: '0.8' }] });
+    const fallback = { text: 'blah', intents: { Fallback: { score: 0.8 } } };
+    expect(intentFromRecognizerResult(fallback)?.name).toBe('Fallback');
+    expect(intentFromRecognizerResult(fallback, { noneIntents: ['Fallback'] })?.name).toBe('NotHandled');
+    expect(intentFromRecognizerResult(none, { noneIntents: [] })?.name).toBe('None');
+  });
+
+  it('reads a CLU response (conversation project): topIntent by confidence, entities with the text typed', () => {
+    const prediction = {
+      topIntent: 'OrderPizza', projectKind: 'Conversation',
+      intents: [{ category: 'OrderPizza', confidenceScore: 0.93 }, { category: 'None', confidenceScore: 0.2 }],
+      entities: [{ category: 'Size', text: 'large', offset: 8, length: 5, confidenceScore: 1 }, { category: 'Topping', text: 'ham', offset: 20, length: 3, confidenceScore: 1 }],
+    };
+    const result = recognizerResultOfClu(prediction, 'I want a large pizza with ham');
+    expect(intentFromRecognizerResult(result)).toEqual({ name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }, { name: 'Topping', value: 'ham' }] });
+    // An orchestration project: intents keyed by name.
+    const orchestration = recognizerResultOfClu({ topIntent: 'Pizza', projectKind: 'Orchestration', intents: { Pizza: { confidenceScore: 0.7, targetProjectKind: 'Conversation' }, None: { confidenceScore: 0.1 } } });
+    expect(intentFromRecognizerResult(orchestration)).toEqual({ name: 'Pizza', inputs: [] });
+  });
+
+  it('makes one input per value of an entity array, and uses JSON for values without instance text', () => {
+    const result = { text: 'x', intents: { Order: { score: 1 } }, entities: { topping: ['cheese', 'ham'], size: [{ value: 'large', $instance: { a: 1 } }], count: 2 } };
+    expect(intentFromRecognizerResult(result)?.inputs).toEqual([
+      { name: 'topping', value: 'cheese' },
+      { name: 'topping', value: 'ham' },
+      { name: 'size', value: '{"value":"large"}' },
+      { name: 'count', value: '2' },
+    ]);
+  });
+
+  it('gives no intent for a result without intents', () => {
+    expect(intentFromRecognizerResult({ text: 'x', intents: {} })).toBeUndefined();
+  });
+});
+
+describe('intent placement', () => {
+  it('puts the intent at the root of a generic incoming record', async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      setIntent(ctx, flightIntent);
+      await ctx.sendActivity('booking');
+    });
+    await send(adapter, userMessage({ text: flight.text }));
+    const [incoming, outgoing] = await h.records();
+    expect(incoming.body.intent).toEqual(flightIntent);
+    expect(outgoing.body).not.toHaveProperty('intent');
+  });
+
+  it('puts the intent on each messaging event of a messenger incoming record', async () => {
+    const adapter = adapterWith(h, async (ctx) => void setIntent(ctx, 'Greeting'));
+    await send(adapter, userMessage({ channelId: 'facebook', channelData: { object: 'page', entry: [{ id: 'page-7', time: 1, messaging: [{ sender: { id: 'u' }, recipient: { id: 'page-7' }, timestamp: 1, message: { text: 'a' } }, { sender: { id: 'u' }, recipient: { id: 'page-7' }, timestamp: 2, message: { text: 'b' } }] }] } }));
+    const [incoming] = await h.records();
+    expect(incoming.body).not.toHaveProperty('intent');
+    expect(incoming.body.entry[0].messaging.map((m: any) => m.intent)).toEqual([{ name: 'Greeting', inputs: [] }, { name: 'Greeting', inputs: [] }]);
+  });
+
+  it('puts the intent at the root of a messenger outgoing record', async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      setOutgoingIntent(ctx, { name: 'AskCity', inputs: [{ name: 'slot', value: 'city' }] });
+      await ctx.sendActivity('Which city?');
+    });
+    await send(adapter, userMessage({ channelId: 'facebook' }));
+    const outgoing = (await h.records())[1];
+    expect(outgoing.body.intent).toEqual({ name: 'AskCity', inputs: [{ name: 'slot', value: 'city' }] });
+    expect(outgoing.body.json).not.toHaveProperty('intent');
+  });
+});
+
+describe('setIntent and setOutgoingIntent', () => {
+  it('setIntent with a recognizer result records its top intent and entities', async () => {
+    const adapter = adapterWith(h, async (ctx) => void setIntent(ctx, flight));
+    await send(adapter, userMessage({ text: flight.text }));
+    expect((await h.records())[0].body.intent).toEqual(flightIntent);
+  });
+
+  it('setIntent after the first reply is too late: it returns false and the incoming record has no intent', async () => {
+    let accepted: boolean[] = [];
+    const adapter = adapterWith(h, async (ctx) => {
+      accepted.push(setIntent(ctx, 'Early'));
+      await ctx.sendActivity('reply');
+      accepted.push(setIntent(ctx, 'Late'));
+    });
+    await send(adapter, userMessage());
+    expect(accepted).toEqual([true, false]);
+    expect((await h.records())[0].body.intent).toEqual({ name: 'Early', inputs: [] });
+    accepted = [];
+  });
+
+  it('setOutgoingIntent labels only the next outgoing message, not typing before it nor messages after it', async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      setOutgoingIntent(ctx, 'Offer');
+      await ctx.sendActivity({ type: 'typing' });
+      await ctx.sendActivity('Would you like a discount?');
+      await ctx.sendActivity('Anything else?');
+    });
+    await send(adapter, userMessage());
+    const outgoing = (await h.records()).filter((r) => r.type === 'outgoing');
+    expect(outgoing.map((r) => r.body.intent)).toEqual([{ name: 'Offer', inputs: [] }, undefined]);
+  });
+
+  it('the minIntentScore option records low-scoring recognizer intents as NotHandled', async () => {
+    const adapter = adapterWith(h, async (ctx) => void setIntent(ctx, flight), { minIntentScore: 0.95 });
+    await send(adapter, userMessage());
+    expect((await h.records())[0].body.intent.name).toBe('NotHandled');
+  });
+
+  it('the noneIntents option names the recognizer intents that mean "not understood"', async () => {
+    const adapter = adapterWith(h, async (ctx) => void setIntent(ctx, { text: 'x', intents: { Fallback: { score: 0.9 } } }), { noneIntents: ['Fallback'] });
+    await send(adapter, userMessage());
+    expect((await h.records())[0].body.intent).toEqual({ name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'Fallback' }, { name: 'score', value: '0.9' }] });
+  });
+});
+
+describe('recognizer traces', () => {
+  it('picks up the intent from a CLU trace, as the raw Azure AI Language response or as a RecognizerResult', async () => {
+    const raw = {
+      kind: 'ConversationResult',
+      result: { query: 'a large pizza', prediction: { projectKind: 'Conversation', topIntent: 'OrderPizza', intents: [{ category: 'OrderPizza', confidenceScore: 0.91 }, { category: 'None', confidenceScore: 0.3 }], entities: [{ category: 'Size', text: 'large', offset: 2, length: 5, confidenceScore: 1 }] } },
+    };
+    const asResult = { recognizerResult: { text: 'no idea', intents: { None: { score: 0.7 }, OrderPizza: { score: 0.2 } }, entities: {} } };
+    const adapter = adapterWith(h, async (ctx) => {
+      const value = ctx.activity.text === 'a large pizza' ? raw : asResult;
+      await ctx.sendActivity({ type: 'trace', name: 'CluRecognizer', label: 'CLU Trace', valueType: 'https://www.clu.ai/schemas/trace', value } as Partial<Activity>);
+      await ctx.sendActivity('ok');
+    });
+    await send(adapter, userMessage({ text: 'a large pizza' }));
+    await send(adapter, userMessage({ text: 'no idea' }));
+    const incoming = (await h.records()).filter((r) => r.type === 'incoming').map((r) => r.body.intent);
+    expect(incoming).toEqual([
+      { name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }] },
+      { name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'None' }, { name: 'score', value: '0.7' }] },
+    ]);
+  });
+
+  it('records the intent an LLM router chose, set with setIntent from its tool call', async () => {
+    // What an LLM router returns: a tool call naming the route, with arguments.
+    const toolCall = { name: 'route_to', arguments: JSON.stringify({ intent: 'TrackOrder', order_id: 'A-17' }) };
+    const adapter = adapterWith(h, async (ctx) => {
+      const { intent, ...args } = JSON.parse(toolCall.arguments) as Record<string, string>;
+      setIntent(ctx, { name: intent, inputs: Object.entries(args).map(([name, value]) => ({ name, value })) });
+      await ctx.sendActivity('Order A-17 ships today.');
+    });
+    await send(adapter, userMessage({ text: 'where is my order A-17?' }));
+    expect((await h.records())[0].body.intent).toEqual({ name: 'TrackOrder', inputs: [{ name: 'order_id', value: 'A-17' }] });
+  });
+
+  it("picks up the intent from LuisRecognizer's trace without being asked, and does not record the trace", async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendActivity(luisTrace(flight));
+      await ctx.sendActivity('Booking your flight');
+    });
+    await send(adapter, userMessage({ text: flight.text }));
+    const records = await h.records();
+    expect(records.map((r) => r.type)).toEqual(['incoming', 'outgoing']);
+    expect(records[0].body.intent).toEqual(flightIntent);
+  });
+
+  it("picks up the intent from another recognizer's trace whose value is a recognizer result", async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendActivity({ type: 'trace', name: 'OrchestratorRecognizer', value: { text: 'hi', intents: { Greeting: { score: 0.8 } }, entities: {} } });
+    });
+    await send(adapter, userMessage({ text: 'hi' }));
+    expect((await h.records())[0].body.intent).toEqual({ name: 'Greeting', inputs: [] });
+  });
+
+  it('an explicit setIntent wins over a recognizer trace, whichever comes first', async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      setIntent(ctx, 'Chosen');
+      await ctx.sendActivity(luisTrace(flight));
+      await ctx.sendActivity('ok');
+    });
+    await send(adapter, userMessage());
+    const traceFirst = adapterWith(h, async (ctx) => {
+      await ctx.sendActivity(luisTrace(flight));
+      setIntent(ctx, 'ChosenLater');
+      await ctx.sendActivity('ok');
+    });
+    await send(traceFirst, userMessage());
+    const incoming = (await h.records()).filter((r) => r.type === 'incoming');
+    expect(incoming.map((r) => r.body.intent)).toEqual([{ name: 'Chosen', inputs: [] }, { name: 'ChosenLater', inputs: [] }]);
+  });
+
+  it('a recognizer trace sent after the first reply does not change the incoming record', async () => {
+    const adapter = adapterWith(h, async (ctx: TurnContext) => {
+      await ctx.sendActivity('first');
+      await ctx.sendActivity(luisTrace(flight));
+    });
+    await send(adapter, userMessage());
+    expect((await h.records())[0].body).not.toHaveProperty('intent');
+  });
+});

@@ -1,0 +1,267 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TestAdapter, type Activity, type ResourceResponse } from 'botbuilder';
+import { TrackingClient } from '../../src/client/index.js';
+import { ReceiveMiddleware, SendMiddleware, TrackingMiddleware, setIntent, trackEvent } from '../../src/middleware/index.js';
+import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
+
+let h: Harness;
+let unhandled: unknown[];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+beforeEach(async () => {
+  h = await startHarness();
+  unhandled = [];
+  process.on('unhandledRejection', onUnhandled);
+});
+afterEach(async () => {
+  process.off('unhandledRejection', onUnhandled);
+  await h.close();
+});
+
+/** Waits long enough for any stray rejection to be noticed. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe("the bot's errors", () => {
+  it('propagate unchanged (the same error object) and the incoming message is still recorded', async () => {
+    const boom = new Error('bot broke');
+    const adapter = adapterWith(h, async (ctx) => {
+      setIntent(ctx, 'Crashy');
+      throw boom;
+    });
+    await expect(send(adapter, userMessage({ text: 'do it' }))).rejects.toBe(boom);
+    const records = await h.records();
+    expect(records).toHaveLength(1);
+    expect(records[0].body).toMatchObject({ text: 'do it', userId: 'user-1', intent: { name: 'Crashy', inputs: [] } });
+  });
+
+  it('reach onTurnError unchanged, and the error reply is recorded after the incoming message', async () => {
+    const boom = new TypeError('bad state');
+    const seen: unknown[] = [];
+    const adapter = adapterWith(h, async () => {
+      throw boom;
+    });
+    adapter.onTurnError = async (ctx, error) => {
+      seen.push(error);
+      await ctx.sendActivity('Sorry, something went wrong.');
+    };
+    await send(adapter, userMessage());
+    expect(seen).toEqual([boom]);
+    expect(seen[0]).toBe(boom);
+    expect((await h.records()).map((r) => [r.type, r.body.text])).toEqual([
+      ['incoming', 'hello'],
+      ['outgoing', 'Sorry, something went wrong.'],
+    ]);
+  });
+
+  it('a failed send rejects unchanged and is not recorded as an outgoing message', async () => {
+    const sendError = new Error('channel down');
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendActivity('will fail');
+    });
+    adapter.use({
+      onTurn: async (ctx, next) => {
+        ctx.onSendActivities(async () => {
+          throw sendError;
+        });
+        await next();
+      },
+    });
+    await expect(send(adapter, userMessage())).rejects.toBe(sendError);
+    expect((await h.records()).map((r) => r.type)).toEqual(['incoming']);
+  });
+});
+
+describe('what the bot sees', () => {
+  it('the ResourceResponses of a send come back unchanged', async () => {
+    const fromChannel: ResourceResponse[] = [{ id: 'r-1' }, { id: 'r-2' }];
+    let returned: ResourceResponse[] | undefined;
+    const adapter = adapterWith(h, async (ctx) => {
+      returned = await ctx.sendActivities([{ text: 'a' }, { text: 'b' }]);
+    });
+    adapter.use({
+      onTurn: async (ctx, next) => {
+        ctx.onSendActivities(async () => fromChannel);
+        await next();
+      },
+    });
+    await send(adapter, userMessage());
+    expect(returned).toBe(fromChannel);
+    expect(returned).toEqual([{ id: 'r-1' }, { id: 'r-2' }]);
+  });
+
+  it('the incoming activity is never changed', async () => {
+    const activity = userMessage({ channelData: { postBack: true, nested: { token: 'x' } }, value: { a: 1 }, attachments: [{ contentType: 'image/png', contentUrl: 'https://img.example/a.png' }] });
+    let before: unknown;
+    const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('ok')));
+    adapter.use({
+      onTurn: async (ctx, next) => {
+        before = structuredClone(ctx.activity);
+        await next();
+      },
+    });
+    adapter.use(new TrackingMiddleware(h.client));
+    await send(adapter, activity);
+    await h.records();
+    expect(h.sink.requests).toHaveLength(2);
+    expect(activity).toEqual(before);
+    expect(activity.from).not.toHaveProperty('role');
+  });
+
+  it('the activities the bot sends are not changed', async () => {
+    const adapter = adapterWith(h, async (ctx) => void (await ctx.sendActivity({ text: 'hi', suggestedActions: { to: [], actions: [{ type: 'imBack', title: 'A', value: 'a' }] } })));
+    await send(adapter, userMessage());
+    const sent = structuredClone(adapter.activeQueue[0]);
+    await h.records();
+    expect(adapter.activeQueue[0]).toEqual(sent);
+  });
+});
+
+describe('tracking failures never reach the turn', () => {
+  it('an endpoint that is down does not slow or break the turn, and is reported', async () => {
+    const down = await startHarness({ baseUrl: 'http://127.0.0.1:9', maxAttempts: 1 });
+    try {
+      const adapter = adapterWith(down, async (ctx) => void (await ctx.sendActivity('still works')));
+      const started = performance.now();
+      await send(adapter, userMessage());
+      expect(performance.now() - started).toBeLessThan(200);
+      expect(adapter.activeQueue.map((a) => a.text)).toEqual(['still works']);
+      await down.client.flush();
+      await settle();
+      expect(down.errors.map((e) => (e as { reason?: string }).reason)).toEqual(['retries-exhausted', 'retries-exhausted']);
+      expect(unhandled).toEqual([]);
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('an invalid record (no user id) is reported through the client and the turn goes on', async () => {
+    const adapter = adapterWith(h, async (ctx) => void (await ctx.sendActivity('ok')));
+    await send(adapter, userMessage({ from: { id: '', name: 'nobody' } }));
+    await h.records();
+    await settle();
+    expect(h.errors.some((e) => e.name === 'TrackingValidationError' && e.message.includes('userId'))).toBe(true);
+    expect(adapter.activeQueue.map((a) => a.text)).toEqual(['ok']);
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a channel mapping that throws is reported through the client and the turn goes on', async () => {
+    const adapter = adapterWith(h, async (ctx) => void (await ctx.sendActivity('ok')), {
+      platformForChannel: () => {
+        throw new Error('mapping exploded');
+      },
+    });
+    await send(adapter, userMessage());
+    await h.records();
+    expect(h.errors.length).toBe(2);
+    expect(h.errors[0].message).toContain('mapping exploded');
+    expect(adapter.activeQueue.map((a) => a.text)).toEqual(['ok']);
+  });
+
+  it('a client that throws everywhere never throws into the turn and is reported to onError', async () => {
+    const broken = Object.assign(Object.create(TrackingClient.prototype) as TrackingClient, {
+      defer: () => {
+        throw new Error('defer broke');
+      },
+      track: () => {
+        throw new Error('track broke');
+      },
+    });
+    const reported: unknown[] = [];
+    const adapter = new TestAdapter(async (ctx) => {
+      setIntent(ctx, 'X');
+      trackEvent(ctx, { type: 'customEvent', name: 'e' });
+      await ctx.sendActivity('fine');
+    });
+    adapter.use(new TrackingMiddleware({ client: broken, onError: (e) => reported.push(e) }));
+    await adapter.send('hi').assertReply('fine').startTest();
+    await settle();
+    expect(reported.length).toBeGreaterThan(0);
+    expect((reported[0] as Error).message).toBe('defer broke');
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a client whose promises reject never causes an unhandled rejection', async () => {
+    const client = new TrackingClient({ apiKey: 'test-key-123', baseUrl: h.sink.url, logger: false, onError: () => undefined });
+    const rejecting = Object.assign(Object.create(client) as TrackingClient, {
+      track: () => Promise.reject(new Error('rejected')),
+    });
+    const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('fine')));
+    adapter.use(new TrackingMiddleware({ client: rejecting }));
+    await adapter.send('hi').assertReply('fine').startTest();
+    await client.flush();
+    await settle();
+    expect(unhandled).toEqual([]);
+    await client.close(100);
+  });
+});
+
+describe('construction', () => {
+  it('without a client or environment, the constructor throws a TrackingConfigError naming what to set', () => {
+    const saved = { key: process.env.TRACKING_API_KEY, url: process.env.TRACKING_BASE_URL };
+    delete process.env.TRACKING_API_KEY;
+    delete process.env.TRACKING_BASE_URL;
+    try {
+      expect(() => new TrackingMiddleware()).toThrow(expect.objectContaining({ name: 'TrackingConfigError', message: expect.stringContaining('TRACKING_API_KEY') }));
+    } finally {
+      if (saved.key !== undefined) process.env.TRACKING_API_KEY = saved.key;
+      if (saved.url !== undefined) process.env.TRACKING_BASE_URL = saved.url;
+    }
+  });
+
+  it('builds its client from TRACKING_API_KEY and TRACKING_BASE_URL', async () => {
+    const middleware = new TrackingMiddleware({ clientOptions: { env: { TRACKING_API_KEY: 'env-key-456', TRACKING_BASE_URL: h.sink.url }, logger: false } });
+    const adapter = new TestAdapter(async () => undefined).use(middleware);
+    await adapter.send('hi').startTest();
+    await middleware.client.close(1000);
+    expect(h.sink.requests.map((r) => r.query.apiKey)).toEqual(['env-key-456']);
+  });
+});
+
+describe('ReceiveMiddleware and SendMiddleware', () => {
+  it('ReceiveMiddleware alone records only incoming messages', async () => {
+    const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('reply'))).use(new ReceiveMiddleware(h.client));
+    await adapter.send('hi').startTest();
+    expect((await h.records()).map((r) => r.type)).toEqual(['incoming']);
+  });
+
+  it('SendMiddleware alone records only outgoing messages', async () => {
+    const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('reply'))).use(new SendMiddleware(h.client));
+    await adapter.send('hi').startTest();
+    expect((await h.records()).map((r) => r.type)).toEqual(['outgoing']);
+  });
+
+  it('used together in either order, the incoming message is queued before the replies', async () => {
+    const adapter = new TestAdapter(async (ctx) => {
+      await ctx.sendActivity('one');
+      await ctx.sendActivity('two');
+    });
+    adapter.use(new SendMiddleware(h.client)).use(new ReceiveMiddleware(h.client));
+    await adapter.send('hi').startTest();
+    expect((await h.records()).map((r) => [r.type, r.body.text])).toEqual([
+      ['incoming', 'hi'],
+      ['outgoing', 'one'],
+      ['outgoing', 'two'],
+    ]);
+  });
+});
+
+describe('packaging', () => {
+  it('src/middleware loads nothing of botbuilder at run time (type imports only)', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const dir = new URL('../../src/middleware/', import.meta.url);
+    const offenders: string[] = [];
+    for (const file of await readdir(dir)) {
+      const source = await readFile(new URL(file, dir), 'utf8');
+      for (const line of source.split('\n')) {
+        if (/^\s*(import|export)\b(?!\s+type\b).*from\s+['"]botbuilder[^'"]*['"]/.test(line) || /require\(['"]botbuilder/.test(line) || /import\(['"]botbuilder/.test(line)) offenders.push(`${file}: ${line.trim()}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('records a turn whose activity has no channel data at all (BotFrameworkAdapter-like minimal activity)', async () => {
+    const adapter = adapterWith(h, async () => undefined);
+    await send(adapter, { type: 'message', text: 'bare', from: { id: 'u-9', name: '' }, recipient: { id: 'b', name: '' } } as Partial<Activity>);
+    expect((await h.records())[0].body).toMatchObject({ text: 'bare', userId: 'u-9' });
+  });
+});
