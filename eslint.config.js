@@ -1,20 +1,42 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+import layers from './eslint-rules/layers.js';
+
 /**
- * The layers (DESIGN.md): protocol/ ← client/ ← middleware/; endpoint/ uses protocol/ only; cli/ uses
- * anything. An import that points up, or sideways into another product, fails lint naming the rule.
- * `layer(rule, ...folders)` forbids relative imports that reach the named top-level folders of src/.
+ * The layers (docs/architecture.md): protocol/ ← client/ ← middleware/; endpoint/ uses protocol/
+ * only; cli/ uses anything. An import that points up, or sideways into another product, fails lint
+ * naming the rule (local/layers). The rule resolves each specifier against the importing file, so
+ * it does not matter how the path is spelled, and it sees dynamic import() and require() too.
  */
-const layer = (rule, ...folders) => ({
-  regex: `^(\\.\\./)+(${folders.join('|')})(/|$)`,
-  message: `Layer rule: ${rule} (see DESIGN.md). Move the shared piece down instead of importing up.`,
-});
-const sdks = {
-  regex: '^(botbuilder|botbuilder-core|botframework-[a-z-]+|@microsoft/agents-[a-z-]+)(/|$)',
-  message: 'Layer rule: the package never imports a bot SDK (not even its types: both are optional peers). Describe the surface you need structurally in src/middleware/sdk-types.ts.',
+const layerRules = {
+  root: import.meta.dirname,
+  ours: 'src',
+  see: 'docs/architecture.md',
+  layers: [
+    { path: 'src/protocol', rule: 'protocol/ imports nothing of ours', may: [] },
+    { path: 'src/client', rule: 'client/ may import protocol/ only', may: ['src/protocol'] },
+    { path: 'src/middleware', rule: 'middleware/ may import client/ and protocol/ only', may: ['src/client', 'src/protocol'] },
+    { path: 'src/endpoint', rule: 'endpoint/ may import protocol/ only', may: ['src/protocol'] },
+    {
+      path: 'src/endpoint/page/browser',
+      rule: 'page/browser/ is bundled for the browser: from the rest of the package it takes only the endpoint\'s shared types (../../types.js, import type)',
+      may: [],
+      typesFrom: ['src/endpoint/types.ts'],
+    },
+    { path: 'src/cli', rule: 'cli/ may import anything of ours', may: ['src'] },
+    { path: 'src/index.ts', rule: 'the root entry re-exports protocol/, client/ and middleware/ only (the endpoint is the ./endpoint subpath)', may: ['src/protocol', 'src/client', 'src/middleware'] },
+  ],
+  // The package's own name resolves to its root entry (Node's self-reference): the same layer rules apply.
+  selfReferences: {
+    'botbuilder-conversation-analytics': 'src/index.ts',
+    'botbuilder-conversation-analytics/endpoint': 'src/endpoint/index.ts',
+  },
+  packages: [{
+    regex: '^(botbuilder|botbuilder-core|botframework-[a-z-]+|@microsoft/agents-[a-z-]+)(/|$)',
+    message: 'the package never imports a bot SDK (not even its types: both are optional peers). Describe the surface you need structurally in src/middleware/sdk-types.ts',
+  }],
 };
-const restrict = (...patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'test/artifacts/', 'reports/', '.stryker-tmp/'] },
@@ -37,24 +59,10 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
-  // The layers, one block per folder.
-  { files: ['src/protocol/**'], rules: restrict(layer('protocol/ imports nothing of ours', 'client', 'middleware', 'endpoint', 'cli'), sdks) },
-  { files: ['src/client/**'], rules: restrict(layer('client/ may import protocol/ only', 'middleware', 'endpoint', 'cli'), sdks) },
-  { files: ['src/middleware/**'], rules: restrict(layer('middleware/ may import client/ and protocol/ only', 'endpoint', 'cli'), sdks) },
-  { files: ['src/endpoint/**'], rules: restrict(layer('endpoint/ may import protocol/ only', 'client', 'middleware', 'cli'), sdks) },
+  // The layers, on every file of src/.
   {
-    // The page runs in a browser: from the rest of the endpoint it takes types only.
-    files: ['src/endpoint/page/browser/**'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [
-          layer('endpoint/ may import protocol/ only', 'client', 'middleware', 'cli'),
-          sdks,
-          { regex: '^\\.\\./(?!\\.\\./types\\.js$)', message: 'Layer rule: page/browser/ is bundled for the browser; from the rest of the endpoint it imports only the shared types (../../types.js).' },
-          { regex: '^\\.\\./\\.\\./types\\.js$', message: 'Layer rule: page/browser/ takes only types from ../../types.js (import type).', allowTypeImports: true },
-        ],
-      }],
-    },
+    files: ['src/**'],
+    plugins: { local: { rules: { layers } } },
+    rules: { 'local/layers': ['error', layerRules] },
   },
-  { files: ['src/cli/**', 'src/index.ts'], rules: restrict(sdks) },
 );
