@@ -5,8 +5,10 @@ import { TrackingMiddleware } from 'botbuilder-conversation-analytics';
 import { createCloudAdapter, startBotServer } from '../lib/bot-server.mjs';
 import { EchoBot } from './bot.mjs';
 
-// MicrosoftAppId and MicrosoftAppPassword from the environment; without them authentication is
-// skipped, which is fine for local use only.
+// Authenticated from the environment the way botbuilder's samples are (ConfigurationBotFrameworkAuthentication):
+// MicrosoftAppType (MultiTenant, SingleTenant or UserAssignedMSI), MicrosoftAppId,
+// MicrosoftAppPassword and MicrosoftAppTenantId (for SingleTenant). Without MicrosoftAppId
+// authentication is skipped, which is fine for local use (the Emulator) only.
 const adapter = createCloudAdapter();
 
 // Reads TRACKING_API_KEY and TRACKING_BASE_URL; throws a TrackingConfigError saying what to set when they are missing.

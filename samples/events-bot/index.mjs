@@ -4,7 +4,7 @@ import { TrackingMiddleware } from 'botbuilder-conversation-analytics';
 import { createCloudAdapter, shutDownOnSignals, startBotServer } from '../lib/bot-server.mjs';
 import { ShopBot } from './bot.mjs';
 
-const adapter = createCloudAdapter(); // no MicrosoftAppId in the environment: local use only
+const adapter = createCloudAdapter(); // MicrosoftAppType/Id/Password/TenantId from the environment; none: local use only
 
 const tracking = new TrackingMiddleware();
 adapter.use(tracking);

@@ -4,9 +4,10 @@ import { TrackingMiddleware } from 'botbuilder-conversation-analytics';
 import { createCloudAdapter, shutDownOnSignals, startBotServer } from '../lib/bot-server.mjs';
 import { IntentBot } from './bot.mjs';
 
-const adapter = createCloudAdapter(); // no MicrosoftAppId in the environment: local use only
+const adapter = createCloudAdapter(); // MicrosoftAppType/Id/Password/TenantId from the environment; none: local use only
 
-// Intents scoring below 0.5 are not recorded (the recognizer gives "None" 0.1).
+// An intent scoring below 0.5, or "None" (the recognizer gives it 0.1), is recorded as NotHandled,
+// with the recognizer's intent and score as inputs.
 const tracking = new TrackingMiddleware({ minIntentScore: 0.5 });
 adapter.use(tracking);
 

@@ -6,7 +6,7 @@ import { defaultPlatformForChannel, TrackingMiddleware } from 'botbuilder-conver
 import { createCloudAdapter, shutDownOnSignals, startBotServer } from '../lib/bot-server.mjs';
 import { MessengerBot } from './bot.mjs';
 
-const adapter = createCloudAdapter(); // no MicrosoftAppId in the environment: local use only
+const adapter = createCloudAdapter(); // MicrosoftAppType/Id/Password/TenantId from the environment; none: local use only
 
 const tracking = new TrackingMiddleware({
   platformForChannel: (channelId) => (channelId === 'emulator' ? 'messenger' : defaultPlatformForChannel(channelId)),
