@@ -1,8 +1,13 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 
 const run = promisify(execFile);
+
+/** The demo's data folders (`conversation-analytics-demo-*` in the temp folder) that exist now. */
+const demoFolders = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('conversation-analytics-demo-')));
 
 it('`npm start` plays the scripted conversation through an AgentApplication on the Agents SDK CloudAdapter and prints what the endpoint received', async () => {
   const { stdout } = await run('npm', ['start', '--silent'], { env: { ...process.env, TRACKING_API_KEY: '', TRACKING_BASE_URL: '' }, timeout: 90_000 });
@@ -29,3 +34,60 @@ it('`npm start` plays the scripted conversation through an AgentApplication on t
   expect(stdout).not.toMatch(/tsup|ESM Build|CJS Build|DTS Build|dist\//);
   expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/endpoint has stopped.*npm start -- --serve/);
 }, 120_000);
+
+it('`npm start -- --serve` keeps the endpoint running after the demo: it prints the address, the page answers there, /api/summary has the demo\'s records, and SIGTERM stops it', async () => {
+  // `npm start` is the build check and then this script; the script is run directly so the signal reaches it, not npm.
+  await run(process.execPath, ['scripts/build-if-stale.mjs'], { timeout: 90_000 });
+  const before = demoFolders();
+  const demo = spawn(process.execPath, ['samples/demo/run.mjs', '--serve'], {
+    env: { ...process.env, TRACKING_API_KEY: '', TRACKING_BASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  demo.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => demo.on('close', (code, signal) => resolve({ code, signal })));
+  const killer = setTimeout(() => demo.kill('SIGKILL'), 90_000);
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      demo.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        const m = /The endpoint keeps running at (http:\/\/127\.0\.0\.1:\d+) \(page: \1\/\)\. Press Ctrl-C to stop\./.exec(stdout);
+        if (m) resolve(m[1]);
+      });
+      void exited.then(({ code }) => reject(new Error(`the demo exited (${code}) before serving:\n${stdout}\n${stderr}`)));
+    });
+    // It ran the whole demo first.
+    expect(stdout).toMatch(/Tracking: 21 records delivered, 0 given up, 0 dropped\./);
+
+    // The page, as a browser opening the printed address asks for it, and the script it loads.
+    const page = await fetch(`${url}/`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain('<title>Conversation analytics</title>');
+    expect(html).not.toContain('key-form'); // the page itself, not the form that asks for a key
+    const script = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const app = await fetch(new URL(script as string, `${url}/`));
+    expect(app.status).toBe(200);
+    expect(app.headers.get('content-type')).toMatch(/javascript/);
+    expect((await app.text()).length).toBeGreaterThan(1000);
+
+    const response = await fetch(`${url}/api/summary`);
+    expect(response.status).toBe(200);
+    const summary = (await response.json()) as { records: number; byType: Record<string, number>; revenue: { total: number; count: number } };
+    expect(summary.records).toBe(21);
+    expect(summary.byType).toMatchObject({ incoming: 9, outgoing: 9, event: 3 });
+    expect(summary.revenue).toEqual({ total: 31.5, count: 3 });
+
+    demo.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+    // Stopped: nothing answers at the address any more, and the demo's data folder is gone.
+    await expect(fetch(`${url}/api/summary`)).rejects.toThrow();
+    expect([...demoFolders()].filter((name) => !before.has(name))).toEqual([]);
+  } finally {
+    clearTimeout(killer);
+    if (demo.exitCode === null && demo.signalCode === null) demo.kill('SIGKILL');
+  }
+}, 150_000);
