@@ -7,6 +7,9 @@ export default {
   vitest: { configFile: 'vitest.mutate.config.ts', related: true },
   plugins: ['@stryker-mutator/vitest-runner'],
   coverageAnalysis: 'perTest',
+  // Static mutants (code run at module load or in beforeAll) are tested with every related test,
+  // not ignored: see vitest.mutate.config.ts for why.
+  ignoreStatic: false,
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },

@@ -2,25 +2,45 @@ import { defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /**
- * The tests a mutation run uses (`npm run mutate`). Stryker runs them inside its own workers and
- * learns which test covers which mutant, so a test can only kill a mutant in code it runs in the
- * worker's own process. Left out, because they cannot kill a mutant there and would only slow the run:
- * - tests that drive a child process (the code under test runs in another process): test/demo,
- *   test/client/process, test/faults/bot-shutdown, test/faults/secrets-under-faults, test/cli/serve;
+ * The tests a mutation run uses (`npm run mutate`). Stryker runs them inside its own workers (one
+ * vitest thread each) against a sandbox copy of the repository without dist/, and learns which
+ * test covers which mutant; a test can only kill a mutant in code it runs in the worker's own
+ * process. Left out, because they cannot kill a mutant there and would only slow the run or fail it:
+ * - tests that drive a child process (the code under test runs in another process, where no mutant
+ *   is active): test/demo, test/samples (each sample's index.mjs runs as a process; the endpoint the
+ *   tests start in-process has test/endpoint of its own), test/client/process,
+ *   test/faults/bot-shutdown, test/faults/secrets-under-faults, test/cli/serve;
+ * - tests of the built package: test/package/sdk-types (packs dist/, which the sandbox does not
+ *   have, and type-checks the tarball) and the API report check (reads dist/);
  * - the browser tests (Chromium runs the page's bundled code): test/endpoint/page;
- * - the API report check (reads dist/).
+ * - the lint tests (test/lint: ESLint on code snippets; they run no module of src/).
+ *
+ * Kept although it also starts processes: test/client/persistence. Its persistDir tests run in
+ * process and are what kills the mutants of src/client/persistence.ts; its two closeOnSignals
+ * tests run test/client/fixtures/signal-bot.ts as a process, cover no mutant, and so run only in
+ * the dry run and for static mutants (below). (They belong with test/client/process.test.ts.)
+ *
+ * Suites that run a scenario in beforeAll and assert on it in several tests: Stryker counts code
+ * that runs outside a test (module load, beforeAll) as covering a "static" mutant, and for a static
+ * mutant it runs every related test, since it cannot tell which one needs it. We keep that
+ * (`ignoreStatic: false` in stryker.config.mjs): ignoring static mutants would mark everything
+ * those scenarios exercise as Ignored, which drops it from the score instead of testing it. It
+ * costs time on modules with much module-level code, not correctness.
  */
 export default mergeConfig(base, defineConfig({
   test: {
     exclude: [
       'node_modules/**',
       'test/demo/**',
+      'test/samples/**',
       'test/client/process.test.ts',
       'test/faults/bot-shutdown.test.ts',
       'test/faults/secrets-under-faults.test.ts',
       'test/cli/serve.test.ts',
-      'test/endpoint/page/**',
+      'test/package/**',
       'test/api-report.test.ts',
+      'test/endpoint/page/**',
+      'test/lint/**',
     ],
   },
 }));

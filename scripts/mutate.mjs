@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // `npm run mutate -- <file|folder> ...`: mutation testing of the named modules with StrykerJS, then one
-// line per module with its score (killed + timeout) / (all mutants - ignored). Scores are kept in
+// line per module with its score (killed + timeout) / (all mutants - ignored, compile and runtime errors). Scores are kept in
 // reports/mutation/scores.json, merged run after run, for `node scripts/mutation-table.mjs`.
+// When Stryker fails (its dry run found a failing test, a config error, a crash…) it prints no
+// scores and exits non-zero: the report is deleted before each run, so an old one is never read.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const args = process.argv.slice(2);
@@ -21,9 +23,15 @@ for (const arg of args) {
     }
   } else files.push(arg);
 }
-const run = spawnSync('npx', ['--no-install', 'stryker', 'run', '--mutate', files.join(',')], { stdio: 'inherit' });
+if (files.length === 0) { console.error(`No module to mutate in: ${args.join(' ')}`); process.exit(2); }
 const reportFile = 'reports/mutation/mutation.json';
-if (!existsSync(reportFile)) process.exit(run.status ?? 1);
+rmSync(reportFile, { force: true });
+const run = spawnSync('npx', ['--no-install', 'stryker', 'run', '--mutate', files.join(',')], { stdio: 'inherit' });
+if (run.status !== 0 || !existsSync(reportFile)) {
+  const how = run.error ? `could not start (${run.error.message})` : run.signal ? `was stopped by ${run.signal}` : run.status !== 0 ? `exited with code ${run.status}` : `wrote no ${reportFile}`;
+  console.error(`\nThe mutation run failed: Stryker ${how}. No scores were recorded; see Stryker's output above (a failing test in its dry run is the usual cause).`);
+  process.exit(run.status || 1);
+}
 const report = JSON.parse(readFileSync(reportFile, 'utf8'));
 const scoresFile = 'reports/mutation/scores.json';
 const scores = existsSync(scoresFile) ? JSON.parse(readFileSync(scoresFile, 'utf8')) : {};
@@ -40,4 +48,3 @@ for (const [file, { mutants }] of Object.entries(report.files)) {
 mkdirSync('reports/mutation', { recursive: true });
 writeFileSync(scoresFile, JSON.stringify(scores, null, 2) + '\n');
 console.log('\nMutation score per module:\n' + rows.sort().join('\n'));
-process.exit(run.status ?? 0);
