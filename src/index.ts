@@ -1,7 +1,7 @@
 /**
  * botbuilder-conversation-analytics: the public surface. Re-exports only, and only what the README
  * and docs/ document; everything else is internal and may change in any release. The surface is
- * pinned by the API report (`api/botbuilder-conversation-analytics.api.md`, checked by `npm test`).
+ * pinned by the API report (`api/index.api.md`, checked by `npm test`; docs/api.md lists every export).
  */
 
 // The tracking API's contract: record types, validation, platform values and the version rule.
