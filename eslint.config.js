@@ -1,6 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-
 import layers from './eslint-rules/layers.js';
 
 /**
@@ -10,7 +10,7 @@ import layers from './eslint-rules/layers.js';
  * it does not matter how the path is spelled, and it sees dynamic import() and require() too.
  */
 const layerRules = {
-  root: import.meta.dirname,
+  root: fileURLToPath(new URL('.', import.meta.url)),
   ours: 'src',
   see: 'docs/architecture.md',
   layers: [
