@@ -34,8 +34,18 @@ export const DEFAULT_NONE_INTENTS: readonly string[] = ['None'];
 /** The valueType of the trace activity LuisRecognizer sends each turn. */
 export const LUIS_TRACE_VALUE_TYPE = 'https://www.luis.ai/schemas/trace';
 
-/** True when `value` looks like a recognizer result: an object with an `intents` object. */
-export function isRecognizerResult(value: unknown): value is RecognizerResultLike {
+/**
+ * True when `value` looks like a recognizer result: an object with an `intents` object.
+ *
+ * It narrows the way code written for either SDK expects: a value typed `any` (a trace
+ * activity's `value`) stays `any`, and a union keeps its members that are recognizer results (a
+ * `RecognizerResult | string` becomes botbuilder's `RecognizerResult`), so the narrowed value
+ * still goes to code that takes the SDK's own `RecognizerResult`; an `unknown` value becomes
+ * `RecognizerResultLike`. Never throws.
+ */
+export function isRecognizerResult<T>(
+  value: T,
+): value is 0 extends 1 & T ? T : unknown extends T ? T & RecognizerResultLike : T extends object ? (T extends RecognizerResultLike ? T : T & RecognizerResultLike) : never {
   return isObject(value) && isObject(value.intents);
 }
 

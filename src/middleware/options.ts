@@ -17,9 +17,14 @@ export interface TrackingMiddlewareOptions {
   /** Options of the client built when `client` is not given. Default `{}` (everything from the environment). */
   clientOptions?: TrackingClientOptions;
   /**
-   * The platform of each channel's records. Default `defaultPlatformForChannel`: `facebook` →
-   * messenger, `sms` → sms, `twitter` → directMessage, anything else → universal. Called after the
-   * turn, never inside it; if it throws, that record is reported through the client and not sent.
+   * The platform of each channel's records, called with the channel id as the channel sent it
+   * (`msteams`, not the Agents SDK's `msteams:COPILOT`) and the activity. Default
+   * `defaultPlatformForChannel`: `facebook` → messenger, `sms` and `twilio-sms` → sms, `twitter` →
+   * directMessage, anything else → universal. Called after the turn, never inside it; if it
+   * throws, that record is reported through the client and not sent.
+   *
+   * @example
+   * platformForChannel: (channelId) => (channelId === 'acs-sms' ? 'sms' : defaultPlatformForChannel(channelId))
    */
   platformForChannel?: PlatformForChannel;
   /**

@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,13 @@ const SDKS = {
   'no-sdk': [],
 } as const;
 type Sdk = keyof typeof SDKS;
+
+/** The other SDK's packages, which must not be reachable from a project that has only one of them (else its check proves nothing). */
+const ABSENT: Record<Sdk, readonly string[]> = {
+  'agents-sdk': ['botbuilder', 'botbuilder-core', 'botframework-schema'],
+  botbuilder: ['@microsoft/agents-hosting', '@microsoft/agents-activity'],
+  'no-sdk': ['botbuilder', 'botbuilder-core', 'botframework-schema', '@microsoft/agents-hosting', '@microsoft/agents-activity'],
+};
 
 const SETUPS = {
   'ESM, nodenext': { type: 'module', module: 'nodenext', moduleResolution: 'nodenext' },
@@ -48,8 +56,9 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function typeCheck(sdk: Sdk, setup: Setup): Promise<string> {
-  const dir = join(work, `${sdk}-${setup.replace(/\W+/g, '-')}`);
+/** A project with the packed package and one SDK (or none), and the file tsc checks. */
+function project(sdk: Sdk, setup: Setup, label: string = setup): string {
+  const dir = join(work, `${sdk}-${label.replace(/\W+/g, '-')}`);
   const modules = join(dir, 'node_modules');
   mkdirSync(join(modules, '@types'), { recursive: true });
   cpSync(join(unpacked, 'package'), join(modules, 'botbuilder-conversation-analytics'), { recursive: true });
@@ -60,14 +69,31 @@ async function typeCheck(sdk: Sdk, setup: Setup): Promise<string> {
   }
   const { type, module, moduleResolution } = SETUPS[setup];
   cpSync(join(FIXTURES, `${sdk}.ts`), join(dir, 'main.ts'));
+  // The other SDK must be out of the compiler's reach too: each import is expected to fail (TS2307),
+  // and an import that compiles makes its @ts-expect-error unused, a type error of its own.
+  writeFileSync(join(dir, 'absent.ts'), ABSENT[sdk].map((name, i) => `// @ts-expect-error ${name} is not installed in this project\nimport type * as absent${i} from '${name}';\nexport type { absent${i} };\n`).join(''));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type }));
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { strict: true, skipLibCheck: false, module, moduleResolution, target: 'es2022', noEmit: true, types: ['node'] },
-      files: ['main.ts'],
+      files: ['main.ts', 'absent.ts'],
     }),
   );
+  return dir;
+}
+
+/** Where Node resolves `name` from `dir`'s package.json, or `undefined` when it cannot. */
+function resolvedFrom(dir: string, name: string): string | undefined {
+  try {
+    return createRequire(join(dir, 'package.json')).resolve(name);
+  } catch {
+    return undefined;
+  }
+}
+
+async function typeCheck(sdk: Sdk, setup: Setup): Promise<string> {
+  const dir = project(sdk, setup);
   return run(TSC, ['-p', dir]).then(
     () => '',
     (error: { stdout?: string }) => error.stdout ?? String(error),
@@ -83,9 +109,25 @@ describe('a TypeScript project with the package and one bot SDK (strict, no skip
       expect(await typeCheck('botbuilder', setup)).toBe('');
     }, 120_000);
   }
-  it.concurrent('neither SDK (ESM, nodenext): the client and the structural turn types compile', async () => {
-    expect(await typeCheck('no-sdk', 'ESM, nodenext')).toBe('');
-  }, 120_000);
+  for (const setup of ['ESM, nodenext', 'CommonJS, nodenext'] as const) {
+    it.concurrent(`neither SDK (${setup}): the client and the structural turn types compile`, async () => {
+      expect(await typeCheck('no-sdk', setup)).toBe('');
+    }, 120_000);
+  }
+});
+
+describe('each project has only the SDK it is meant to have', () => {
+  for (const sdk of Object.keys(SDKS) as Sdk[]) {
+    it(`${sdk}: its own SDK resolves from the project and the package; the other SDK from neither`, () => {
+      const dir = project(sdk, 'bundler', 'resolution');
+      const packageDir = join(dir, 'node_modules', 'botbuilder-conversation-analytics');
+      for (const name of SDKS[sdk]) expect(resolvedFrom(dir, name), name).toBeDefined();
+      for (const name of ABSENT[sdk]) {
+        expect(resolvedFrom(dir, name), name).toBeUndefined();
+        expect(resolvedFrom(packageDir, name), name).toBeUndefined();
+      }
+    });
+  }
 });
 
 describe('the package at run time with neither SDK installed', () => {
