@@ -12,7 +12,19 @@ import { isObject, stringify } from './values.js';
 export { buttonOf } from './cards.js';
 
 function attachmentsOf(activity: ActivityLike): Record<string, any>[] {
-  return Array.isArray(activity.attachments) ? activity.attachments.filter(isObject) : [];
+  const attachments: unknown = activity.attachments;
+  return Array.isArray(attachments) ? attachments.filter(isObject) : [];
+}
+
+/** Runs `read` on each attachment; one whose fields throw when read is skipped, the others are still read. */
+function eachAttachment(activity: ActivityLike, read: (attachment: Record<string, any>) => void): void {
+  for (const attachment of attachmentsOf(activity)) {
+    try {
+      read(attachment);
+    } catch {
+      // A hostile attachment: skipped.
+    }
+  }
 }
 
 /** An image URL worth recording: a string that is not an inline `data:` URL (those can be megabytes), secrets masked. */
@@ -32,14 +44,45 @@ export function isImageAttachment(attachment: Record<string, any>): boolean {
   return !/^(video|audio)(?:\/|$)/i.test(type) && !/card/i.test(type) && typeof attachment.contentUrl === 'string' && looksLikeImageUrl(attachment.contentUrl);
 }
 
+/** Twilio sends at most this many media with one message. */
+const MAX_TWILIO_MEDIA = 10;
+
+/**
+ * Image URLs of a Twilio MMS, as botbuilder-adapter-twilio-sms carries them in `channelData`:
+ * incoming, Twilio's webhook fields `MediaUrl0…N`, each an image when its `MediaContentType0…N` is
+ * `image/*`; outgoing, `mediaUrl` (a URL or a list of them, what the adapter hands to Twilio), each
+ * an image when its URL names an image file (no content type is given). Other media (video, audio,
+ * vCards, PDFs) are not images; they stay in `platformJson`. Secrets in URLs are masked.
+ */
+function twilioImageUrls(channelData: unknown): string[] {
+  if (!isObject(channelData)) return [];
+  const urls: string[] = [];
+  for (let i = 0; i < MAX_TWILIO_MEDIA; i++) {
+    const url: unknown = channelData[`MediaUrl${i}`];
+    if (url === undefined) break;
+    const type: unknown = channelData[`MediaContentType${i}`];
+    if (typeof type === 'string' && /^image\//i.test(type)) {
+      const safe = imageUrl(url);
+      if (safe !== undefined) urls.push(safe);
+    }
+  }
+  const sent: unknown = channelData.mediaUrl;
+  for (const url of Array.isArray(sent) ? sent : [sent]) {
+    const safe = typeof url === 'string' && looksLikeImageUrl(url) ? imageUrl(url) : undefined;
+    if (safe !== undefined) urls.push(safe);
+  }
+  return urls;
+}
+
 /**
  * Images of an activity, in order: image attachments (their `contentUrl`), then each card's
- * images (and the media of video, audio and animation cards; see cards.ts). Inline `data:` URLs
- * are left out.
+ * images (and the media of video, audio and animation cards; see cards.ts), then a Twilio MMS's
+ * images (see `twilioImageUrls`). Inline `data:` URLs are left out. An attachment whose fields
+ * throw when read is skipped; the others are still read. Never throws.
  */
 export function imagesOf(activity: ActivityLike): Image[] {
   const images: Image[] = [];
-  for (const attachment of attachmentsOf(activity)) {
+  eachAttachment(activity, (attachment) => {
     if (isImageAttachment(attachment)) {
       const url = imageUrl(attachment.contentUrl);
       if (url !== undefined) images.push({ url });
@@ -48,6 +91,11 @@ export function imagesOf(activity: ActivityLike): Image[] {
       const url = imageUrl(raw);
       if (url !== undefined) images.push({ url });
     }
+  });
+  try {
+    for (const url of twilioImageUrls(activity.channelData)) images.push({ url });
+  } catch {
+    // channelData whose fields throw when read: no Twilio media.
   }
   return images;
 }
@@ -55,10 +103,16 @@ export function imagesOf(activity: ActivityLike): Image[] {
 /** Buttons of an activity, in order: those of its cards (Adaptive Card actions included), then `suggestedActions.actions`. */
 export function buttonsOf(activity: ActivityLike): Button[] {
   const buttons: Button[] = [];
-  for (const attachment of attachmentsOf(activity)) buttons.push(...(readCard(attachment)?.buttons ?? []));
+  eachAttachment(activity, (attachment) => buttons.push(...(readCard(attachment)?.buttons ?? [])));
   const suggested = activity.suggestedActions?.actions;
   if (Array.isArray(suggested)) {
-    for (const action of suggested) if (isObject(action)) buttons.push(buttonOf(action));
+    for (const action of suggested) {
+      try {
+        if (isObject(action)) buttons.push(buttonOf(action));
+      } catch {
+        // A hostile action: skipped.
+      }
+    }
   }
   return buttons;
 }
@@ -69,11 +123,11 @@ export function buttonsOf(activity: ActivityLike): Button[] {
  * activity has no card with text.
  */
 export function cardTextOf(activity: ActivityLike): string | undefined {
-  for (const attachment of attachmentsOf(activity)) {
-    const text = readCard(attachment)?.text;
-    if (text !== undefined) return text;
-  }
-  return undefined;
+  let text: string | undefined;
+  eachAttachment(activity, (attachment) => {
+    text ??= readCard(attachment)?.text;
+  });
+  return text;
 }
 
 /** True when every field of `part` is in `whole` with the same value (objects compared the same way, other values by JSON). */
@@ -99,14 +153,38 @@ function submittedButton(value: Record<string, unknown>, offered: readonly Butto
   return undefined;
 }
 
-/** True for the invoke an Adaptive Card `Action.Execute` (Universal Actions) sends when clicked. */
+/**
+ * True for the invoke an Adaptive Card `Action.Execute` (Universal Actions) sends when a user
+ * clicks it: `adaptiveCard/action` with an `action`. Not for the same invoke sent by an automatic
+ * refresh (`trigger: 'automatic'`: the card's `refresh` action, run by the client, not a click).
+ */
 export function isAdaptiveCardAction(activity: ActivityLike): boolean {
-  return activity.type === 'invoke' && activity.name === 'adaptiveCard/action' && isObject(activity.value) && isObject(activity.value.action);
+  return activity.type === 'invoke' && activity.name === 'adaptiveCard/action' && isObject(activity.value) && isObject(activity.value.action) && activity.value.trigger !== 'automatic';
+}
+
+/** True for Teams' `task/fetch` invoke (a button that opens a dialog, a "task module"). */
+export function isTaskFetch(activity: ActivityLike): boolean {
+  return activity.type === 'invoke' && activity.name === 'task/fetch' && isObject(activity.value);
+}
+
+/**
+ * The offered button a `task/fetch` invoke is a click on: one whose data the invoke's `value.data`
+ * holds (an Adaptive Card `Action.Submit` with `msteams: { type: 'task/fetch' }`), or its `value`
+ * (a Bot Framework card's `invoke` action). `undefined` when it carries no offered button.
+ */
+function taskFetchButton(value: Record<string, unknown>, offered: readonly Button[] | undefined): Button | undefined {
+  return (isObject(value.data) ? submittedButton(value.data, offered) : undefined) ?? submittedButton(value, offered);
+}
+
+/** True for a `task/fetch` invoke that carries a button among `offered`: such an invoke is recorded as a click, any other is not. */
+export function isTaskFetchClick(activity: ActivityLike, offered: readonly Button[] | undefined): boolean {
+  return isTaskFetch(activity) && taskFetchButton(activity.value as Record<string, unknown>, offered) !== undefined;
 }
 
 /**
  * The id of the button an incoming message is a click on, or `undefined` when it is not a click:
- * 1. an `adaptiveCard/action` invoke (`Action.Execute`): the offered button with its verb, else the verb (or its data);
+ * 1. an `adaptiveCard/action` invoke (`Action.Execute`): the offered button with its verb, else the
+ *    verb (or its data); a `task/fetch` invoke: the offered button whose data it carries, else none;
  * 2. the activity has a `value` (postBack/messageBack with an object value, an Adaptive Card
  *    `Action.Submit`, whose value is the action's data plus the card's inputs): the offered button
  *    whose data it holds, else the value as a string;
@@ -120,6 +198,7 @@ export function buttonClickOf(activity: ActivityLike, offered: readonly Button[]
     if (clicked === undefined || clicked.id === '') return undefined;
     return (offered ?? []).find((b) => b.value === clicked.value)?.id ?? clicked.id;
   }
+  if (isTaskFetch(activity)) return taskFetchButton(activity.value as Record<string, unknown>, offered)?.id;
   const value: unknown = activity.value;
   if (value !== undefined && value !== null) {
     if (isObject(value)) {

@@ -5,6 +5,9 @@
  * over several processes only recognises clicks that come back to the process that offered them.
  */
 import type { Button } from '../protocol/index.js';
+import { channelOf } from './channels.js';
+import type { ActivityLike } from './sdk-types.js';
+import { idOf } from './values.js';
 
 /** Last offered buttons per conversation, bounded to `capacity` conversations (least recently offered forgotten first). Never throws. */
 export class ButtonMemory {
@@ -27,8 +30,7 @@ export class ButtonMemory {
   }
 }
 
-/** The key of an activity's conversation: channel and conversation id (a value that is not a string counts as absent). Never throws. */
-export function conversationKey(activity: { channelId?: unknown; conversation?: { id?: unknown } }): string {
-  const part = (value: unknown): string => (typeof value === 'string' ? value : '');
-  return `${part(activity.channelId)}\u0000${part(activity.conversation?.id)}`;
+/** The key of an activity's conversation: channel (as the channel sent it) and conversation id (a numeric id as its digits; any other non-string counts as absent). */
+export function conversationKey(activity: ActivityLike): string {
+  return `${channelOf(activity)}\u0000${idOf(activity.conversation?.id) ?? ''}`;
 }

@@ -5,7 +5,7 @@
  * (containers, columns, tables, `ActionSet`, `Action.ShowCard` bodies, `selectAction`s).
  */
 import type { Button } from '../protocol/index.js';
-import { isObject, stringify } from './values.js';
+import { fieldOf as field, isObject, stringify } from './values.js';
 
 export const HERO_CARD = 'application/vnd.microsoft.card.hero';
 export const THUMBNAIL_CARD = 'application/vnd.microsoft.card.thumbnail';
@@ -34,10 +34,10 @@ export interface CardView {
   text: string | undefined;
 }
 
-/** A card action (Bot Framework `CardAction`: imBack, postBack, messageBack, openUrl, signin…) as a button. */
+/** A card action (Bot Framework `CardAction`: imBack, postBack, messageBack, openUrl, signin…) as a button. A field that cannot be read counts as missing. */
 export function buttonOf(action: Obj): Button {
-  const value = stringify(action.value);
-  const label = [action.title, action.displayText, action.text].find((t) => typeof t === 'string' && t !== '') ?? value;
+  const value = stringify(field(action, 'value'));
+  const label = [field(action, 'title'), field(action, 'displayText'), field(action, 'text')].find((t): t is string => typeof t === 'string' && t !== '') ?? value;
   return { id: value !== '' ? value : label, label, value };
 }
 
@@ -58,90 +58,178 @@ function submitValue(data: unknown): string {
 /** An Adaptive Card action as a button: Submit → its data, Execute → its verb (else data), OpenUrl → its URL. Other actions are not buttons. */
 export function adaptiveActionButton(action: Obj): Button | undefined {
   let value: string;
-  switch (action.type) {
+  switch (field(action, 'type')) {
     case 'Action.Submit':
-      value = submitValue(action.data);
+      value = submitValue(field(action, 'data'));
       break;
-    case 'Action.Execute':
-      value = typeof action.verb === 'string' && action.verb !== '' ? action.verb : submitValue(action.data);
+    case 'Action.Execute': {
+      const verb = field(action, 'verb');
+      value = typeof verb === 'string' && verb !== '' ? verb : submitValue(field(action, 'data'));
       break;
+    }
     case 'Action.OpenUrl':
-      value = stringify(action.url);
+      value = stringify(field(action, 'url'));
       break;
     default:
       return undefined;
   }
-  const label = typeof action.title === 'string' && action.title !== '' ? action.title : value;
+  const title = field(action, 'title');
+  const label = typeof title === 'string' && title !== '' ? title : value;
   return { id: value !== '' ? value : label, label, value };
 }
 
-/** Reads an Adaptive Card: images, buttons and the first text, in document order. */
+/** The URL of a `backgroundImage`: a string in Adaptive Cards 1.0, `{ url }` from 1.2. */
+function backgroundUrl(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  const url = isObject(value) ? field(value, 'url') : undefined;
+  return typeof url === 'string' ? url : undefined;
+}
+
+/** The text of a `RichTextBlock`'s inlines (strings and `TextRun`s). */
+function inlineText(inlines: unknown[]): string {
+  return inlines.map((inline) => (typeof inline === 'string' ? inline : isObject(inline) && typeof field(inline, 'text') === 'string' ? (field(inline, 'text') as string) : '')).join('');
+}
+
+/**
+ * Reads an Adaptive Card: images, buttons and the first text, in document order. Every field is
+ * read on its own: a field that is missing, of the wrong type or whose getter throws is skipped,
+ * and the rest of the card is still read.
+ */
 function readAdaptiveCard(card: Obj, view: CardView): void {
   let budget = MAX_ELEMENTS;
-  const visit = (node: unknown, depth: number): void => {
+  const visit = (node: unknown, depth: number, isCardRoot = false): void => {
     if (!isObject(node) || depth > MAX_DEPTH || --budget < 0) return;
-    const type = node.type;
+    try {
+      readElement(node, depth, isCardRoot);
+    } catch {
+      // A hostile element (a proxy that throws, say): skipped, its siblings are still read.
+    }
+  };
+  const readElement = (node: Obj, depth: number, isCardRoot: boolean): void => {
+    const type = isCardRoot ? 'AdaptiveCard' : field(node, 'type');
     if (typeof type === 'string' && type.startsWith('Action.')) {
       const button = adaptiveActionButton(node);
       if (button !== undefined) view.buttons.push(button);
-      if (type === 'Action.ShowCard') visit(node.card, depth + 1);
+      if (type === 'Action.ShowCard') visit(field(node, 'card'), depth + 1, true);
       return;
     }
+    // Behind the content: the background of a card, a Container or a Column.
+    const background = backgroundUrl(field(node, 'backgroundImage'));
+    if (background !== undefined) view.imageUrls.push(background);
     switch (type) {
-      case 'Image':
-        if (typeof node.url === 'string') view.imageUrls.push(node.url);
+      case 'Image': {
+        const url = field(node, 'url');
+        if (typeof url === 'string') view.imageUrls.push(url);
         break;
-      case 'Media':
-        if (typeof node.poster === 'string') view.imageUrls.push(node.poster);
-        for (const source of list(node.sources)) if (isObject(source) && typeof source.url === 'string') view.imageUrls.push(source.url);
+      }
+      case 'Media': {
+        const poster = field(node, 'poster');
+        if (typeof poster === 'string') view.imageUrls.push(poster);
+        for (const source of list(field(node, 'sources'))) {
+          const url = isObject(source) ? field(source, 'url') : undefined;
+          if (typeof url === 'string') view.imageUrls.push(url);
+        }
         break;
-      case 'TextBlock':
-        if (view.text === undefined && typeof node.text === 'string' && node.text.trim() !== '') view.text = node.text;
+      }
+      case 'TextBlock': {
+        const text = field(node, 'text');
+        if (view.text === undefined && typeof text === 'string' && text.trim() !== '') view.text = text;
         break;
+      }
       case 'RichTextBlock': {
-        const text = list(node.inlines).map((inline) => (typeof inline === 'string' ? inline : isObject(inline) && typeof inline.text === 'string' ? inline.text : '')).join('');
+        const inlines = list(field(node, 'inlines'));
+        const text = inlineText(inlines);
         if (view.text === undefined && text.trim() !== '') view.text = text;
+        // A TextRun can be a link (its selectAction).
+        for (const inline of inlines) if (isObject(inline)) visit(field(inline, 'selectAction'), depth + 1);
         break;
       }
       default:
         break;
     }
-    // Children, in document order: a card's body, a container's items, columns, table cells, image sets, then actions.
-    for (const child of list(node.body)) visit(child, depth + 1);
-    for (const child of list(node.items)) visit(child, depth + 1);
-    for (const child of list(node.columns)) visit(child, depth + 1);
-    for (const image of list(node.images)) visit(isObject(image) && image.type === undefined ? { ...image, type: 'Image' } : image, depth + 1);
-    for (const row of list(node.rows)) for (const cell of list(isObject(row) ? row.cells : undefined)) visit(cell, depth + 1);
-    for (const action of list(node.actions)) visit(action, depth + 1);
-    if (isObject(node.selectAction)) visit(node.selectAction, depth + 1);
-    if (isObject(node.inlineAction)) visit(node.inlineAction, depth + 1);
+    // Children, in document order: a card's body, a container's items, columns, table cells, image
+    // sets, Teams carousel pages, then actions.
+    for (const child of list(field(node, 'body'))) visit(child, depth + 1);
+    for (const child of list(field(node, 'items'))) visit(child, depth + 1);
+    for (const child of list(field(node, 'columns'))) visit(child, depth + 1);
+    for (const image of list(field(node, 'images'))) visit(isObject(image) && field(image, 'type') === undefined ? { type: 'Image', url: field(image, 'url') } : image, depth + 1);
+    for (const row of list(field(node, 'rows'))) for (const cell of list(isObject(row) ? field(row, 'cells') : undefined)) visit(cell, depth + 1);
+    for (const page of list(field(node, 'pages'))) visit(page, depth + 1);
+    for (const action of list(field(node, 'actions'))) visit(action, depth + 1);
+    visit(field(node, 'selectAction'), depth + 1);
+    visit(field(node, 'inlineAction'), depth + 1);
+    if (isCardRoot) {
+      // Adaptive Cards 1.4 single sign-on: the buttons shown when the token exchange fails.
+      const authentication = field(node, 'authentication');
+      for (const action of list(isObject(authentication) ? field(authentication, 'buttons') : undefined)) {
+        if (isObject(action)) view.buttons.push(buttonOf(action));
+      }
+    }
   };
-  visit({ ...card, type: 'AdaptiveCard' }, 0);
+  visit(card, 0, true);
 }
 
-/** Reads a Bot Framework card (hero, thumbnail, receipt, sign-in, OAuth, media cards). */
+/** Reads a Bot Framework card (hero, thumbnail, receipt, sign-in, OAuth, media cards); each field on its own. */
 function readBotFrameworkCard(content: Obj, view: CardView): void {
-  const firstText = [content.title, content.subtitle, content.text].find((t) => typeof t === 'string' && t.trim() !== '');
+  const firstText = [field(content, 'title'), field(content, 'subtitle'), field(content, 'text')].find((t): t is string => typeof t === 'string' && t.trim() !== '');
   if (firstText !== undefined) view.text = firstText;
-  for (const image of list(content.images)) if (isObject(image) && typeof image.url === 'string') view.imageUrls.push(image.url);
-  if (isObject(content.image) && typeof content.image.url === 'string') view.imageUrls.push(content.image.url);
-  for (const media of list(content.media)) if (isObject(media) && typeof media.url === 'string') view.imageUrls.push(media.url);
-  for (const item of list(content.items)) if (isObject(item) && isObject(item.image) && typeof item.image.url === 'string') view.imageUrls.push(item.image.url);
-  for (const action of list(content.buttons)) if (isObject(action)) view.buttons.push(buttonOf(action));
+  const urlOf = (holder: unknown): void => {
+    const url = isObject(holder) ? field(holder, 'url') : undefined;
+    if (typeof url === 'string') view.imageUrls.push(url);
+  };
+  for (const image of list(field(content, 'images'))) urlOf(image);
+  urlOf(field(content, 'image'));
+  for (const media of list(field(content, 'media'))) urlOf(media);
+  for (const item of list(field(content, 'items'))) if (isObject(item)) urlOf(field(item, 'image'));
+  for (const action of list(field(content, 'buttons'))) {
+    if (!isObject(action)) continue;
+    try {
+      view.buttons.push(buttonOf(action));
+    } catch {
+      // A button whose fields throw when read: left out.
+    }
+  }
+}
+
+/** Card content larger than this, given as a JSON string, is not parsed. */
+const MAX_CARD_JSON = 256 * 1024;
+
+/**
+ * The content of a card attachment: `content` as an object, or parsed when a bot gave it as a
+ * JSON string (some Teams bots send the card's JSON text). `undefined` for an attachment that is
+ * not a card, or whose content is neither.
+ */
+export function cardContent(attachment: Obj): Obj | undefined {
+  const type = field(attachment, 'contentType');
+  if (type !== ADAPTIVE_CARD && !BOT_FRAMEWORK_CARDS.has(type as string)) return undefined;
+  const content = field(attachment, 'content');
+  if (isObject(content)) return content;
+  if (typeof content !== 'string' || content.length > MAX_CARD_JSON || !content.trimStart().startsWith('{')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(content);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** True for an attachment this module reads as a card. */
 export function isCard(attachment: Obj): boolean {
-  return isObject(attachment.content) && (attachment.contentType === ADAPTIVE_CARD || BOT_FRAMEWORK_CARDS.has(attachment.contentType));
+  return cardContent(attachment) !== undefined;
 }
 
 /** What a card attachment shows; `undefined` for an attachment that is not a card. Never throws on odd content. */
 export function readCard(attachment: Obj): CardView | undefined {
-  if (!isCard(attachment)) return undefined;
-  const view: CardView = { imageUrls: [], buttons: [], text: undefined };
-  if (attachment.contentType === ADAPTIVE_CARD) readAdaptiveCard(attachment.content, view);
-  else readBotFrameworkCard(attachment.content, view);
-  return view;
+  try {
+    const content = cardContent(attachment);
+    if (content === undefined) return undefined;
+    const view: CardView = { imageUrls: [], buttons: [], text: undefined };
+    if (field(attachment, 'contentType') === ADAPTIVE_CARD) readAdaptiveCard(content, view);
+    else readBotFrameworkCard(content, view);
+    return view;
+  } catch {
+    return undefined;
+  }
 }
 
 function list(value: unknown): unknown[] {

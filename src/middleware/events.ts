@@ -10,6 +10,11 @@ import { idOf, isObject } from './values.js';
 /** Event activities the adapters make themselves (proactive turns); never tracked as user events. */
 const ADAPTER_EVENTS = new Set(['ContinueConversation', 'CreateConversation']);
 
+/** The id of an activity's conversation as a string (a numeric id as its digits), or `undefined`. */
+export function conversationIdOf(activity: ActivityLike): string | undefined {
+  return idOf(activity.conversation?.id);
+}
+
 /** The end user of a turn: the activity's `from`, unless it is the bot (role `bot`), then its `recipient`. */
 export function endUserId(activity: ActivityLike): string | undefined {
   return idOf(activity.from?.role === 'bot' ? activity.recipient?.id : activity.from?.id);
@@ -22,6 +27,7 @@ export function endUserId(activity: ActivityLike): string | undefined {
 const CHANNEL_EVENT_KINDS = [
   'referral', 'optin', 'postback', 'pass_thread_control', 'take_thread_control', 'request_thread_control', 'app_roles',
   'payment', 'checkout_update', 'pre_checkout', 'account_linking', 'policy_enforcement', 'reaction', 'game_play',
+  'message_edit',
 ] as const;
 
 /**
@@ -55,9 +61,9 @@ function channelEventOf(activity: ActivityLike, base: { userId: string; conversa
 
 /**
  * The custom event of an incoming `event` activity: `name` = `activity.name`, `userId` = `from.id`,
- * `conversationId`, and `extraInfo` = `value` when it is an object (JSON-safe, without secrets).
+ * `conversationId` (numeric ids as their digits), and `extraInfo` = `value` when it is an object (JSON-safe, without secrets).
  * A nameless event from a channel (a Messenger referral, opt-in, postback, thread-control handover,
- * payment or checkout, found in `channelData`) is named after its kind, with that part of the
+ * payment, checkout, reaction or message edit, found in `channelData`) is named after its kind, with that part of the
  * payload as `extraInfo` (a referral's under the spec's referral field names too).
  * `undefined` for the adapters' own `ContinueConversation` and `CreateConversation` events, for
  * delivery, read and echo receipts, and for a nameless event of no known kind.
@@ -65,7 +71,8 @@ function channelEventOf(activity: ActivityLike, base: { userId: string; conversa
 export function customEventOf(activity: ActivityLike): CustomEvent | undefined {
   const name = activity.name;
   const base: { userId: string; conversationId?: string } = { userId: idOf(activity.from?.id) ?? '' };
-  if (typeof activity.conversation?.id === 'string') base.conversationId = activity.conversation.id;
+  const conversationId = conversationIdOf(activity);
+  if (conversationId !== undefined) base.conversationId = conversationId;
   if (typeof name !== 'string' || name === '') return channelEventOf(activity, base);
   if (ADAPTER_EVENTS.has(name)) return undefined;
   const event: CustomEvent = { type: 'customEvent', name, ...base };
@@ -81,7 +88,10 @@ export function fillEvent(event: EventInput, activity: ActivityLike): TrackingEv
     const userId = endUserId(activity);
     if (userId !== undefined) filled.userId = userId;
   }
-  if (filled.conversationId === undefined && typeof activity.conversation?.id === 'string') filled.conversationId = activity.conversation.id;
+  if (filled.conversationId === undefined) {
+    const conversationId = conversationIdOf(activity);
+    if (conversationId !== undefined) filled.conversationId = conversationId;
+  }
   return filled;
 }
 
@@ -145,7 +155,8 @@ function infoOf(value: unknown): Record<string, unknown> | undefined {
  */
 export function botEventOf(activity: ActivityLike): CustomEvent | undefined {
   const base: { userId: string; conversationId?: string } = { userId: idOf(activity.recipient?.id) ?? '' };
-  if (typeof activity.conversation?.id === 'string') base.conversationId = activity.conversation.id;
+  const conversationId = conversationIdOf(activity);
+  if (conversationId !== undefined) base.conversationId = conversationId;
   if (activity.type === 'trace') {
     const extraInfo = jsonSafeObject({ name: activity.name, label: activity.label, valueType: activity.valueType, value: activity.value }) ?? {};
     return { type: 'customEvent', name: 'trace', ...base, extraInfo };
@@ -167,7 +178,8 @@ export function membershipEventsOf(activity: ActivityLike): CustomEvent[] {
       const id = isObject(member) ? idOf(member.id) : undefined;
       if (id === undefined || id === '' || id === botId) continue;
       const event: CustomEvent = { type: 'customEvent', name, userId: id };
-      if (typeof activity.conversation?.id === 'string') event.conversationId = activity.conversation.id;
+      const conversationId = conversationIdOf(activity);
+      if (conversationId !== undefined) event.conversationId = conversationId;
       if (typeof member.name === 'string' && member.name !== '') event.extraInfo = { name: member.name };
       events.push(event);
     }

@@ -5,7 +5,7 @@
  * `channelData.feedbackLoopEnabled`). Recorded as a custom event named `feedback`.
  */
 import type { CustomEvent } from '../protocol/index.js';
-import { endUserId } from './events.js';
+import { conversationIdOf, endUserId } from './events.js';
 import type { ActivityLike } from './sdk-types.js';
 import { isObject, stringify } from './values.js';
 
@@ -44,6 +44,7 @@ export function feedbackEventOf(activity: ActivityLike): CustomEvent | undefined
   if (text !== undefined) extraInfo.feedbackText = text;
   if (typeof activity.replyToId === 'string' && activity.replyToId !== '') extraInfo.replyToId = activity.replyToId;
   const event: CustomEvent = { type: 'customEvent', name: FEEDBACK_EVENT, userId: stringify(endUserId(activity)), extraInfo };
-  if (typeof activity.conversation?.id === 'string') event.conversationId = activity.conversation.id;
+  const conversationId = conversationIdOf(activity);
+  if (conversationId !== undefined) event.conversationId = conversationId;
   return event;
 }

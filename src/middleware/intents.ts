@@ -130,11 +130,38 @@ function isCluPrediction(value: unknown): value is Record<string, any> {
 }
 
 /**
+ * The conversation project's prediction an orchestration project routed to: when the top intent
+ * (`topIntent`, else the highest `confidenceScore`) targets a conversation project
+ * (`targetProjectKind: 'Conversation'`), its `result.prediction`, with that result's `query`.
+ * `undefined` otherwise (a question-answering or LUIS target, or no nested prediction).
+ */
+function routedConversation(prediction: Record<string, any>): { prediction: Record<string, any>; query: unknown } | undefined {
+  const intents: unknown = prediction.intents;
+  if (!isObject(intents)) return undefined;
+  let top = typeof prediction.topIntent === 'string' && isObject(intents[prediction.topIntent]) ? prediction.topIntent : undefined;
+  if (top === undefined) {
+    let best = -Infinity;
+    for (const [name, item] of Object.entries(intents)) {
+      const score: unknown = isObject(item) ? item.confidenceScore : undefined;
+      if (typeof score === 'number' && score > best) [top, best] = [name, score];
+    }
+  }
+  const target: unknown = top === undefined ? undefined : intents[top];
+  if (!isObject(target) || target.targetProjectKind !== 'Conversation' || !isObject(target.result)) return undefined;
+  const nested: unknown = target.result.prediction;
+  return isCluPrediction(nested) && Array.isArray(nested.intents) ? { prediction: nested, query: target.result.query } : undefined;
+}
+
+/**
  * A CLU prediction as a recognizer result: `intents[].category`/`confidenceScore` (a conversation
  * project), or `intents.{name}.confidenceScore` (an orchestration project), as `intents.{name}.score`;
- * `entities[]` (`category`, `text`) as entities with the text the user typed.
+ * `entities[]` (`category`, `text`) as entities with the text the user typed. When an
+ * orchestration project's top intent routed to a conversation project, that project's prediction
+ * is used instead: its intents and entities, what the user actually asked for.
  */
 export function recognizerResultOfClu(prediction: Record<string, any>, text?: string): RecognizerResultLike {
+  const routed = routedConversation(prediction);
+  if (routed !== undefined) return recognizerResultOfClu(routed.prediction, typeof routed.query === 'string' ? routed.query : text);
   const intents: Record<string, { score: number }> = {};
   const score = (item: unknown) => (isObject(item) && typeof item.confidenceScore === 'number' ? item.confidenceScore : 0);
   if (Array.isArray(prediction.intents)) {
@@ -156,16 +183,19 @@ export function recognizerResultOfClu(prediction: Record<string, any>, text?: st
 /**
  * The recognizer result a trace activity carries, if any: LuisRecognizer's trace
  * (`value.recognizerResult`), any other trace whose value has a `recognizerResult` (the C# CLU
- * recognizer's), a trace whose value is itself a recognizer result, or a CLU response (the raw
- * Azure AI Language result the JavaScript CLU samples trace: `result.prediction`, or a bare
- * `prediction`). Cheap: a few property reads.
+ * recognizer's), a trace whose value is itself a recognizer result, or a CLU response: the raw
+ * Azure AI Language result as the JavaScript BotBuilder samples' CLU recognizer traces it
+ * (`sendTraceActivity('CLU Recognizer', { response: cluResponse }, 'CLU Trace')`, so
+ * `value.response.result.prediction`), or unwrapped (`value.result.prediction`, a bare
+ * `value.prediction`). Cheap: a few property reads.
  */
 export function recognizerResultOfTrace(activity: ActivityLike): RecognizerResultLike | undefined {
   const value: unknown = activity.value;
   if (!isObject(value)) return undefined;
   if (isRecognizerResult(value.recognizerResult)) return value.recognizerResult;
   if (activity.valueType !== LUIS_TRACE_VALUE_TYPE && isRecognizerResult(value)) return value;
-  const result = isObject(value.result) ? value.result : value;
+  const response = isObject(value.response) ? value.response : value;
+  const result = isObject(response.result) ? response.result : response;
   const prediction = isCluPrediction(result.prediction) ? result.prediction : undefined;
   if (prediction !== undefined) return recognizerResultOfClu(prediction, typeof result.query === 'string' ? result.query : undefined);
   return undefined;

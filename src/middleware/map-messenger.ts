@@ -5,18 +5,18 @@
 import type { ActivityLike, ResourceResponseLike } from './sdk-types.js';
 import type { Intent, MessengerIncoming, MessengerMessaging, MessengerOutgoing } from '../protocol/index.js';
 import { isImageAttachment } from './attachments.js';
-import { HERO_CARD, THUMBNAIL_CARD } from './cards.js';
+import { cardContent, HERO_CARD, THUMBNAIL_CARD } from './cards.js';
 import { jsonSafe, jsonSafeObject, redactUrlSecrets } from './platform-json.js';
-import { epochMs, idOf, isObject, stringify } from './values.js';
+import { epochMs, fieldOf, idOf, isObject, orElse, stringify } from './values.js';
 
 function withIntent(messaging: Record<string, unknown>, intent: Intent | undefined): MessengerMessaging {
   return (intent === undefined ? messaging : { ...messaging, intent }) as MessengerMessaging;
 }
 
-/** A hero or thumbnail card's content (they become generic templates), or `undefined`. */
+/** A hero or thumbnail card's content (they become generic templates; content given as a JSON string is parsed), or `undefined`. */
 function heroContent(attachment: Record<string, any>): Record<string, any> | undefined {
   const type = attachment.contentType;
-  return (type === HERO_CARD || type === THUMBNAIL_CARD) && isObject(attachment.content) ? attachment.content : undefined;
+  return type === HERO_CARD || type === THUMBNAIL_CARD ? cardContent(attachment) : undefined;
 }
 
 /**
@@ -26,31 +26,45 @@ function heroContent(attachment: Record<string, any>): Record<string, any> | und
  */
 export function messengerAttachments(activity: ActivityLike): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const attachment of Array.isArray(activity.attachments) ? activity.attachments : []) {
+  const attachments: unknown = orElse(() => activity.attachments, undefined);
+  for (const attachment of Array.isArray(attachments) ? attachments : []) {
     if (!isObject(attachment)) continue;
-    const card = heroContent(attachment);
-    if (card !== undefined) {
-      const image = Array.isArray(card.images) && isObject(card.images[0]) ? card.images[0].url : undefined;
-      const buttons = (Array.isArray(card.buttons) ? card.buttons : []).filter(isObject).map((b: Record<string, any>) =>
-        b.type === 'openUrl' ? { type: 'web_url', title: stringify(b.title), url: stringify(b.value) } : { type: 'postback', title: stringify(b.title), payload: stringify(b.value) },
-      );
-      const element = jsonSafeObject({ title: card.title, subtitle: card.subtitle ?? card.text, image_url: image, buttons: buttons.length > 0 ? buttons : undefined });
-      out.push({ type: 'template', payload: { template_type: 'generic', elements: [element] } });
-      continue;
+    try {
+      messengerAttachment(attachment, out);
+    } catch {
+      // An attachment whose fields throw when read: left out, the others are kept.
     }
-    const type = typeof attachment.contentType === 'string' ? attachment.contentType : '';
-    if (typeof attachment.contentUrl !== 'string') {
-      // No URL: a Messenger attachment as such ({type, payload}: a template, an attachment_id), or other content, kept as sent.
-      const content = jsonSafe(attachment.content);
-      if (isObject(content) && typeof content.type === 'string' && isObject(content.payload)) out.push(content);
-      else if (content !== undefined) out.push({ type: type === '' ? 'template' : type, payload: content });
-      continue;
-    }
-    if (/^data:/i.test(attachment.contentUrl)) continue;
-    const kind = isImageAttachment(attachment) ? 'image' : /^video\//i.test(type) ? 'video' : /^audio\//i.test(type) ? 'audio' : 'file';
-    out.push({ type: kind, payload: { url: redactUrlSecrets(attachment.contentUrl) } });
   }
   return out;
+}
+
+/** Appends the Messenger form of one attachment to `out`. */
+function messengerAttachment(attachment: Record<string, any>, out: Record<string, unknown>[]): void {
+  const card = heroContent(attachment);
+  if (card !== undefined) {
+    // Each field on its own: one whose getter throws is left out, the template keeps the others.
+    const images = fieldOf(card, 'images');
+    const image = Array.isArray(images) && isObject(images[0]) ? fieldOf(images[0], 'url') : undefined;
+    const cardButtons = fieldOf(card, 'buttons');
+    const buttons = (Array.isArray(cardButtons) ? cardButtons : []).filter(isObject).map((b: Record<string, any>) => {
+      const [type, title, value] = [fieldOf(b, 'type'), stringify(fieldOf(b, 'title')), stringify(fieldOf(b, 'value'))];
+      return type === 'openUrl' ? { type: 'web_url', title, url: value } : { type: 'postback', title, payload: value };
+    });
+    const element = jsonSafeObject({ title: fieldOf(card, 'title'), subtitle: fieldOf(card, 'subtitle') ?? fieldOf(card, 'text'), image_url: image, buttons: buttons.length > 0 ? buttons : undefined });
+    out.push({ type: 'template', payload: { template_type: 'generic', elements: [element] } });
+    return;
+  }
+  const type = typeof attachment.contentType === 'string' ? attachment.contentType : '';
+  if (typeof attachment.contentUrl !== 'string') {
+    // No URL: a Messenger attachment as such ({type, payload}: a template, an attachment_id), or other content, kept as sent.
+    const content = jsonSafe(attachment.content);
+    if (isObject(content) && typeof content.type === 'string' && isObject(content.payload)) out.push(content);
+    else if (content !== undefined) out.push({ type: type === '' ? 'template' : type, payload: content });
+    return;
+  }
+  if (/^data:/i.test(attachment.contentUrl)) return;
+  const kind = isImageAttachment(attachment) ? 'image' : /^video\//i.test(type) ? 'video' : /^audio\//i.test(type) ? 'audio' : 'file';
+  out.push({ type: kind, payload: { url: redactUrlSecrets(attachment.contentUrl) } });
 }
 
 /**
@@ -98,7 +112,7 @@ function messagingFromActivity(activity: ActivityLike, receivedAt: number): Reco
  * activity has no timestamp.
  */
 export function messengerIncoming(activity: ActivityLike, intent: Intent | undefined, receivedAt: number): MessengerIncoming {
-  const channelData = jsonSafe(activity.channelData);
+  const channelData = jsonSafe(orElse(() => activity.channelData, undefined));
   if (isObject(channelData) && typeof channelData.object === 'string' && Array.isArray(channelData.entry) && channelData.entry.length > 0) {
     const entry = channelData.entry.map((e: unknown) =>
       isObject(e) && Array.isArray(e.messaging) ? { ...e, messaging: e.messaging.map((m: unknown) => (isObject(m) ? withIntent(tolerantMessaging(m), intent) : m)) } : e,

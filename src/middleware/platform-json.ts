@@ -43,8 +43,10 @@ function safeString(value: string): string {
 /**
  * The name a field is known by in JSON. A class may keep a field private behind a getter (the
  * Agents SDK's `Activity` keeps `channelId` in `_channelId`): for an own key `_name` of a class
- * instance whose prototype has a getter `name`, that is `name` (read through the getter), so a
- * record carries the activity's public fields as the channel sent them. Otherwise the key itself.
+ * instance whose prototype has a getter `name`, that is `name`. Its value is the private field's,
+ * not the getter's: the Agents SDK's getter answers `msteams:COPILOT` for a Teams activity with a
+ * `ProductInfo` entity, while the field holds `msteams`, what the channel sent and what the SDK's
+ * own JSON (`toJsonString`, its connector client) writes. Otherwise the key itself.
  */
 function publicName(source: object, key: string): string {
   if (key.length < 2 || key[0] !== '_') return key;
@@ -92,7 +94,7 @@ function copy(value: unknown, ancestors: Set<object>, depth: number): unknown {
       if (key === '__proto__' || SECRET_KEY.test(key)) continue;
       let item: unknown;
       try {
-        item = (source as Record<string, unknown>)[key];
+        item = (source as Record<string, unknown>)[own];
       } catch {
         continue; // a getter that throws
       }
@@ -124,4 +126,21 @@ export function jsonSafe(value: unknown): unknown {
 export function jsonSafeObject(value: unknown): Record<string, unknown> | undefined {
   const safe = jsonSafe(value);
   return isPlainObject(safe) ? safe : undefined;
+}
+
+/**
+ * An activity as the channel sent it (or as the bot sent it to the channel), JSON-safe and without
+ * secrets (see `jsonSafe`), for a record's `platformJson`. Undoes what the Agents SDK changes in
+ * memory: `channelId` is the sent value (never its composite `channel:subChannel` getter), and
+ * `relatesTo.agent` is `relatesTo.bot` again, the name on the wire. `undefined` when the activity
+ * is not an object. Never throws.
+ */
+export function activityJson(activity: unknown): Record<string, unknown> | undefined {
+  const json = jsonSafeObject(activity);
+  const relatesTo = json?.relatesTo;
+  if (isPlainObject(relatesTo) && relatesTo.agent !== undefined && relatesTo.bot === undefined) {
+    const { agent, ...rest } = relatesTo;
+    json!.relatesTo = { ...rest, bot: agent };
+  }
+  return json;
 }

@@ -6,8 +6,9 @@
 import type { ActivityLike, ResourceResponseLike } from './sdk-types.js';
 import type { TrackingClient } from '../client/index.js';
 import type { PlatformKind } from '../protocol/index.js';
+import { isTaskFetch, isTaskFetchClick } from './attachments.js';
 import { ButtonMemory, conversationKey } from './button-memory.js';
-import { defaultPlatformForChannel } from './channels.js';
+import { channelOf, defaultPlatformForChannel } from './channels.js';
 import { botEventOf, customEventOf, fillEvent, membershipEventsOf } from './events.js';
 import { feedbackEventOf } from './feedback.js';
 import { toIntent, type IntentSource } from './intents.js';
@@ -58,6 +59,11 @@ export class RecordLogger {
   /** Whether the bot's own event and trace activities become events. */
   get trackBotEvents(): boolean {
     return this.options.trackBotEvents === true;
+  }
+
+  /** Whether this middleware remembers the buttons offered in each conversation (TrackingMiddleware with `rememberButtons` on). */
+  get remembersButtons(): boolean {
+    return this.buttons !== undefined;
   }
 
   /** Queues the events of the members a `conversationUpdate` added or removed. */
@@ -118,8 +124,7 @@ export class RecordLogger {
   }
 
   private platformOf(activity: ActivityLike): PlatformKind {
-    const channel = typeof activity.channelId === 'string' ? activity.channelId : '';
-    return (this.options.platformForChannel ?? defaultPlatformForChannel)(channel, activity);
+    return (this.options.platformForChannel ?? defaultPlatformForChannel)(channelOf(activity), activity);
   }
 
   private intentOf(source: IntentSource | undefined) {
@@ -133,10 +138,10 @@ export class RecordLogger {
       if (event !== undefined) this.client.trackAndForget(platform, 'event', event);
       return;
     }
-    const body =
-      platform === 'messenger'
-        ? messengerIncoming(activity, this.intentOf(intent), receivedAt)
-        : incomingMessage(activity, this.intentOf(intent), this.buttons?.lastOffered(conversationKey(activity)));
+    const offered = this.buttons?.lastOffered(conversationKey(activity));
+    // A task/fetch invoke is a click only on a button the bot offered; any other is not recorded.
+    if (isTaskFetch(activity) && !isTaskFetchClick(activity, offered)) return;
+    const body = platform === 'messenger' ? messengerIncoming(activity, this.intentOf(intent), receivedAt) : incomingMessage(activity, this.intentOf(intent), offered);
     this.client.trackAndForget(platform, 'incoming', body);
   }
 

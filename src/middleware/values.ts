@@ -44,3 +44,25 @@ export function idOf(value: unknown): string | undefined {
   if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint') return String(value);
   return undefined;
 }
+
+/**
+ * `read()`, or `fallback` when it throws: mapping reads what channels and bots put in an activity,
+ * which may be anything (a getter that throws, a revoked proxy), and one field that cannot be read
+ * must not cost the record its other fields.
+ */
+export function orElse<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+/** A field of an object, or `undefined` when reading it throws (a getter of a hostile object, a revoked proxy). */
+export function fieldOf(value: Record<string, any>, key: string): unknown {
+  try {
+    return value[key];
+  } catch {
+    return undefined;
+  }
+}

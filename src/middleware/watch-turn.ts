@@ -3,7 +3,7 @@
  * reads a few fields and queues tasks; it never maps, validates, waits or throws.
  */
 import type { ActivityLike, ResourceResponseLike, TurnContextLike } from './sdk-types.js';
-import { isAdaptiveCardAction } from './attachments.js';
+import { isAdaptiveCardAction, isTaskFetch } from './attachments.js';
 import { isHandoff, isReceipt } from './events.js';
 import { isFeedbackInvoke } from './feedback.js';
 import { recognizerResultOfTrace } from './intents.js';
@@ -17,9 +17,9 @@ function stateOf(context: TurnContextLike, records: RecordLogger): TurnTracking 
 }
 
 /**
- * Watches a turn's incoming activity. A message is queued at the turn's first outgoing message
- * (so it goes before the turn's replies and carries any intent set until then) or at the end of
- * the turn, whichever comes first; recognizer traces sent before that set its intent unless
+ * Watches a turn's incoming activity. A message (or a tracked event activity) is queued at the
+ * turn's first outgoing message (so it goes before the turn's replies and a message carries any
+ * intent set until then) or at the end of the turn, whichever comes first; recognizer traces sent before that set its intent unless
  * `setIntent` did. Events `trackEvent` held until then are queued right after it. Returns the
  * function to call when the turn ends (also when the bot threw), or `undefined` when the
  * activity is not tracked.
@@ -37,8 +37,10 @@ export function watchIncoming(context: TurnContextLike, records: RecordLogger): 
       records.deferMembership(activity);
       return undefined;
     }
-    // An Adaptive Card Action.Execute is a click: recorded like a message.
-    const isMessage = type === 'message' || isAdaptiveCardAction(activity);
+    // Clicks that arrive as invokes are recorded like messages: an Adaptive Card Action.Execute, and a
+    // task/fetch that carries an offered button (checked after the turn; only a middleware that
+    // remembers the buttons it saw offered can tell). No other invoke is a message.
+    const isMessage = type === 'message' || isAdaptiveCardAction(activity) || (records.remembersButtons && isTaskFetch(activity));
     const isTrackedEvent = type === 'event' && (records.trackEventActivities || (records.trackHandoffs && isHandoff(activity)));
     if ((!isMessage && !isTrackedEvent) || isReceipt(activity)) return undefined;
     const receivedAt = Date.now();
@@ -53,27 +55,26 @@ export function watchIncoming(context: TurnContextLike, records: RecordLogger): 
       state.heldEvents = undefined;
       if (held !== undefined) for (const log of held) log();
     };
-    if (isMessage) {
-      context.onSendActivities((_context, activities: ActivityLike[], next: () => Promise<ResourceResponseLike[]>) => {
-        if (!queued) {
-          try {
-            for (const sent of activities) {
-              if (sent.type === 'message') {
-                queue();
-                break;
-              }
-              if (sent.type === 'trace' && !state.intentIsExplicit) {
-                const result = recognizerResultOfTrace(sent);
-                if (result !== undefined) state.intent = result;
-              }
+    // Queued at the first reply, so it goes before the replies it led to (an event activity too).
+    context.onSendActivities((_context, activities: ActivityLike[], next: () => Promise<ResourceResponseLike[]>) => {
+      if (!queued) {
+        try {
+          for (const sent of activities) {
+            if (sent.type === 'message') {
+              queue();
+              break;
             }
-          } catch (error) {
-            records.reportInternal(error);
+            if (isMessage && sent.type === 'trace' && !state.intentIsExplicit) {
+              const result = recognizerResultOfTrace(sent);
+              if (result !== undefined) state.intent = result;
+            }
           }
+        } catch (error) {
+          records.reportInternal(error);
         }
-        return next();
-      });
-    }
+      }
+      return next();
+    });
     return queue;
   } catch (error) {
     records.reportInternal(error);

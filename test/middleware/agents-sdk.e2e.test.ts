@@ -4,8 +4,12 @@
  * through a fake channel service, with the tracking middleware sending to a real local sink.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AgentApplication, TurnState } from '@microsoft/agents-hosting';
-import { TrackingMiddleware, type TrackingMiddlewareOptions } from '../../src/index.js';
+import { createRequire } from 'node:module';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Activity } from '@microsoft/agents-activity';
+import { ActivityHandler, authorizeJWT, CloudAdapter, getAuthConfigWithDefaults, type AgentApplication, type TurnContext, type TurnState } from '@microsoft/agents-hosting';
+import { setOutgoingIntent, TrackingMiddleware, type TrackingMiddlewareOptions } from '../../src/index.js';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -70,6 +74,39 @@ function activity(fields: Record<string, unknown> = {}): Record<string, any> {
   };
 }
 
+/**
+ * An ActivityHandler on a CloudAdapter of its own, hosted the way the SDK's docs host one:
+ * express.json, authorizeJWT, then adapter.process. (The SDK's express host makes a new adapter for
+ * an ActivityHandler, so a middleware must go on an adapter the bot creates itself.)
+ */
+async function startActivityHandler(handler: ActivityHandler, options: TrackingMiddlewareOptions = {}): Promise<string> {
+  const authConfig = getAuthConfigWithDefaults({});
+  const adapter = new CloudAdapter(authConfig);
+  adapter.use(new TrackingMiddleware({ client: h.client, ...options }));
+  // express, as the SDK's own host uses it (it has no type declarations here).
+  const express = createRequire(import.meta.url)('express');
+  const app = express();
+  app.use(express.json());
+  app.post('/api/messages', authorizeJWT(authConfig), (req: never, res: never) => adapter.process(req, res, (context) => handler.run(context)));
+  const listening = await new Promise<HttpServer>((resolve) => {
+    const server: HttpServer = app.listen(0, '127.0.0.1', () => resolve(server));
+  });
+  servers.push({
+    url: '',
+    close: () => new Promise<void>((resolve) => {
+      listening.closeAllConnections();
+      listening.close(() => resolve());
+    }),
+  });
+  return `http://127.0.0.1:${(listening.address() as AddressInfo).port}/api/messages`;
+}
+
+/** Paths of keys starting with `_` anywhere in a JSON value: a private field of an SDK class that leaked into a record. */
+function privateKeys(value: unknown, path = '$'): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, child]) => (key.startsWith('_') ? [`${path}.${key}`] : privateKeys(child, `${path}.${key}`)));
+}
+
 async function post(url: string, body: Record<string, unknown>): Promise<{ status: number; body: string }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: response.status, body: await response.text() };
@@ -92,7 +129,7 @@ describe('an AgentApplication on the Agents SDK over HTTP', () => {
     // The activity as the channel sent it: public fields only, none of the Activity class's private ones.
     for (const { platformJson } of [incoming, outgoing]) {
       expect(platformJson.channelId).toBe('msteams');
-      expect(Object.keys(platformJson).filter((key) => key.startsWith('_'))).toEqual([]);
+      expect(privateKeys(platformJson)).toEqual([]);
     }
     expect(incoming.platformJson).toMatchObject(sent);
     expect(outgoing.platformJson).toMatchObject({
@@ -199,9 +236,14 @@ describe('an AgentApplication on the Agents SDK over HTTP', () => {
     expect(answer.status).toBe(200);
     await post(url, invoke({ actionName: 'feedback', actionValue: { reaction: 'dislike', feedback: '' } }));
     await post(url, invoke({ commandId: 'searchMenu', parameters: [{ name: 'query', value: 'pizza' }] }, 'composeExtension/query'));
-    await post(url, invoke({ action: { type: 'Action.Execute', verb: 'order', data: { order: 'pizza' } } }, 'adaptiveCard/action'));
+    // A card's automatic refresh sends the same invoke as a click, with trigger 'automatic': nobody clicked.
+    await post(url, invoke({ action: { type: 'Action.Execute', verb: 'refresh' }, trigger: 'automatic' }, 'adaptiveCard/action'));
+    // A dialog opened from a button the agent never offered.
+    await post(url, invoke({ data: { msteams: { type: 'task/fetch' }, dialog: 'help' }, context: { theme: 'default' } }, 'task/fetch'));
+    await post(url, invoke({ state: '123456' }, 'signin/verifyState'));
+    await post(url, invoke({ action: { type: 'Action.Execute', verb: 'order', data: { order: 'pizza' } }, trigger: 'manual' }, 'adaptiveCard/action'));
     const records = await h.records();
-    // The message-extension query is no message; the Action.Execute invoke is a click on the card's button.
+    // Only the Action.Execute a user clicked is a message: a click on the card's button.
     expect(records.map((r) => r.type)).toEqual(['incoming', 'outgoing', 'event', 'event', 'incoming']);
     expect(records[4].body).toMatchObject({ text: '', userId: 'user-1', postback: { buttonClick: { buttonId: 'order' } } });
     expect(records.slice(2, 4).map((r) => [r.platform, r.body])).toEqual([
@@ -236,6 +278,39 @@ describe('an AgentApplication on the Agents SDK over HTTP', () => {
     expect(records.map((r) => [r.type, r.body.text, r.body.userId])).toEqual([['outgoing', 'Welcome to the shop! Say menu, order pizza, hours or explain.', 'user-1']]);
   });
 
+  it('a Teams activity from a sub-channel (a ProductInfo entity, here Copilot): platformJson has the channelId the channel sent, and so has the platform mapping', async () => {
+    const channels: string[] = [];
+    const { url } = await startAgent({ platformForChannel: (channelId) => (channels.push(channelId), 'universal') });
+    const sent = activity({ text: 'what is this', entities: [{ type: 'ProductInfo', id: 'COPILOT' }] });
+    expect((await post(url, sent)).status).toBe(200);
+    const [incoming, outgoing] = (await h.records()).map((r) => r.body);
+    expect(channels).toEqual(['msteams', 'msteams']);
+    expect(incoming.platformJson.channelId).toBe('msteams');
+    expect(incoming.platformJson.entities).toEqual([{ type: 'ProductInfo', id: 'COPILOT' }]);
+    // The reply as the SDK put it on the wire: channelId msteams, the sub-channel in its entity.
+    expect(channel.sent[0].activity).toMatchObject({ channelId: 'msteams', entities: [{ type: 'ProductInfo', id: 'COPILOT' }] });
+    expect(outgoing.platformJson).toMatchObject({ channelId: channel.sent[0].activity.channelId, entities: channel.sent[0].activity.entities });
+    expect([privateKeys(incoming.platformJson), privateKeys(outgoing.platformJson)]).toEqual([[], []]);
+  });
+
+  it('setOutgoingIntent on the Agents SDK TurnContext labels the next outgoing message, not the typing before it nor the message after it', async () => {
+    const { agent, url } = await startAgent();
+    agent.onMessage('confirm', async (context: TurnContext) => {
+      expect(setOutgoingIntent(context, { name: 'ConfirmOrder', inputs: [{ name: 'dish', value: 'pizza' }] })).toBe(true);
+      await context.sendActivity(Activity.fromObject({ type: 'typing' }));
+      await context.sendActivity('Your pizza is confirmed.');
+      await context.sendActivity('Anything else?');
+    }, undefined, 0);
+    await post(url, activity({ text: 'confirm' }));
+    const records = await h.records();
+    expect(channel.sent.map((s) => s.activity.type)).toEqual(['typing', 'message', 'message']);
+    expect(records.map((r) => [r.type, r.body.text, r.body.intent])).toEqual([
+      ['incoming', 'confirm', undefined],
+      ['outgoing', 'Your pizza is confirmed.', { name: 'ConfirmOrder', inputs: [{ name: 'dish', value: 'pizza' }] }],
+      ['outgoing', 'Anything else?', undefined],
+    ]);
+  });
+
   it('a turn the agent fails still records the incoming message, and the error reaches the adapter untouched', async () => {
     const { agent, url } = await startAgent();
     const boom = new Error('agent failed');
@@ -245,5 +320,49 @@ describe('an AgentApplication on the Agents SDK over HTTP', () => {
     await post(url, activity({ text: 'crash' }));
     expect(failures).toEqual([boom]);
     expect((await h.records()).map((r) => [r.type, r.body.text])).toEqual([['incoming', 'crash']]);
+  });
+});
+
+describe('an ActivityHandler on the Agents SDK CloudAdapter over HTTP', () => {
+  /** A Teams bot written as an ActivityHandler: it echoes, offers a card, and answers the card's click. */
+  function shopHandler(): ActivityHandler {
+    const handler = new ActivityHandler();
+    handler.onMessage(async (context, next) => {
+      if (context.activity.text === 'menu') {
+        await context.sendActivity(Activity.fromObject({ type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.hero', content: { title: 'Menu', buttons: [{ type: 'imBack', title: 'Pizza', value: 'pizza' }] } }] }));
+      } else {
+        await context.sendActivity(`You said ${context.activity.text}`);
+      }
+      await next();
+    });
+    handler.onMembersAdded(async (context, next) => {
+      await context.sendActivity('Welcome!');
+      await next();
+    });
+    return handler;
+  }
+
+  it('records the message, the reply, a card and the imBack click on it, and the welcome; platformJson as the channel sent it', async () => {
+    const url = await startActivityHandler(shopHandler());
+    const first = activity({ text: 'hi' });
+    expect((await post(url, first)).status).toBe(200);
+    await post(url, activity({ text: 'menu' }));
+    await post(url, activity({ text: 'pizza' }));
+    await post(url, activity({ type: 'conversationUpdate', text: undefined, membersAdded: [{ id: 'user-2', name: 'Bo' }] }));
+    const records = await h.records();
+    expect(h.errors).toEqual([]);
+    expect(channel.sent.map((s) => s.activity.text ?? s.activity.attachments?.[0].content.title)).toEqual(['You said hi', 'Menu', 'You said pizza', 'Welcome!']);
+    expect(records.map((r) => [r.platform, r.type, r.body.text, r.body.userId, r.body.postback?.buttonClick.buttonId])).toEqual([
+      ['universal', 'incoming', 'hi', 'user-1', undefined],
+      ['universal', 'outgoing', 'You said hi', 'user-1', undefined],
+      ['universal', 'incoming', 'menu', 'user-1', undefined],
+      ['universal', 'outgoing', 'Menu', 'user-1', undefined],
+      ['universal', 'incoming', 'pizza', 'user-1', 'pizza'],
+      ['universal', 'outgoing', 'You said pizza', 'user-1', undefined],
+      ['universal', 'outgoing', 'Welcome!', 'user-1', undefined],
+    ]);
+    expect(records[0].body.platformJson).toMatchObject(first);
+    expect(records[1].body.platformJson).toMatchObject({ channelId: 'msteams', replyToId: first.id, id: channel.sent[0].id, recipient: { id: 'user-1' } });
+    expect(records.flatMap((r) => privateKeys(r.body.platformJson))).toEqual([]);
   });
 });

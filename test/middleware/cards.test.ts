@@ -84,6 +84,99 @@ describe('Adaptive Cards', () => {
   });
 });
 
+describe('Adaptive Card images, links and pages', () => {
+  it('backgroundImage is an image: a string (1.0) or { url } (1.2+), on the card, a Container and a Column', () => {
+    const v10 = adaptive({ version: '1.0', backgroundImage: 'https://cdn.example/bg-1.0.png', body: [{ type: 'TextBlock', text: 'Hi' }] });
+    expect(imagesOf(v10).map((i) => i.url)).toEqual(['https://cdn.example/bg-1.0.png']);
+    const v12 = adaptive({
+      version: '1.5',
+      backgroundImage: { url: 'https://cdn.example/card.png', fillMode: 'cover' },
+      body: [
+        { type: 'Container', backgroundImage: { url: 'https://cdn.example/container.png' }, items: [{ type: 'Image', url: 'https://cdn.example/inside.png' }] },
+        { type: 'ColumnSet', columns: [{ type: 'Column', backgroundImage: 'https://cdn.example/column.png', items: [] }] },
+      ],
+    });
+    expect(imagesOf(v12).map((i) => i.url)).toEqual(['https://cdn.example/card.png', 'https://cdn.example/container.png', 'https://cdn.example/inside.png', 'https://cdn.example/column.png']);
+  });
+
+  it("a TextRun's selectAction is a button, after the run's text is read", () => {
+    const activity = adaptive({ body: [{ type: 'RichTextBlock', inlines: [{ type: 'TextRun', text: 'See the ' }, { type: 'TextRun', text: 'menu', selectAction: { type: 'Action.OpenUrl', title: 'Menu', url: 'https://shop.example/menu' } }] }] });
+    expect(cardTextOf(activity)).toBe('See the menu');
+    expect(buttonsOf(activity)).toEqual([{ id: 'https://shop.example/menu', label: 'Menu', value: 'https://shop.example/menu' }]);
+  });
+
+  it("the sign-in buttons of a card's authentication (Adaptive Cards 1.4 single sign-on) are buttons", () => {
+    const activity = adaptive({
+      version: '1.4',
+      body: [{ type: 'TextBlock', text: 'Your orders' }],
+      actions: [{ type: 'Action.Execute', title: 'Refresh', verb: 'refresh' }],
+      authentication: { text: 'Please sign in', connectionName: 'graph', buttons: [{ type: 'signin', title: 'Sign in', value: 'https://login.example/sso' }] },
+    });
+    expect(buttonsOf(activity).map((b) => [b.label, b.value])).toEqual([['Refresh', 'refresh'], ['Sign in', 'https://login.example/sso']]);
+  });
+
+  it("Teams' Carousel: every page's images, text and buttons, in order", () => {
+    const activity = adaptive({
+      version: '1.6',
+      body: [{ type: 'Carousel', pages: [
+        { type: 'CarouselPage', items: [{ type: 'TextBlock', text: 'Margherita' }, { type: 'Image', url: 'https://cdn.example/m.png' }], selectAction: { type: 'Action.Submit', title: 'Order margherita', data: { pizza: 'margherita' } } },
+        { type: 'CarouselPage', items: [{ type: 'Image', url: 'https://cdn.example/p.png' }, { type: 'ActionSet', actions: [{ type: 'Action.Submit', title: 'Order pepperoni', data: { pizza: 'pepperoni' } }] }] },
+      ] }],
+    });
+    expect(cardTextOf(activity)).toBe('Margherita');
+    expect(imagesOf(activity).map((i) => i.url)).toEqual(['https://cdn.example/m.png', 'https://cdn.example/p.png']);
+    expect(buttonsOf(activity).map((b) => b.label)).toEqual(['Order margherita', 'Order pepperoni']);
+  });
+
+  it('card content given as a JSON string is read like an object', () => {
+    const asText = { attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: JSON.stringify(ORDER_CARD) }] };
+    expect(imagesOf(asText)).toEqual(imagesOf(adaptive(ORDER_CARD)));
+    expect(buttonsOf(asText)).toEqual(buttonsOf(adaptive(ORDER_CARD)));
+    expect(cardTextOf(asText)).toBe('Your order #1042');
+    const hero = { attachments: [{ contentType: 'application/vnd.microsoft.card.hero', content: '{"title":"Pizza","images":[{"url":"https://cdn.example/p.png"}]}' }] };
+    expect([cardTextOf(hero), imagesOf(hero)]).toEqual(['Pizza', [{ url: 'https://cdn.example/p.png' }]]);
+    expect(messengerAttachments(hero)).toEqual([{ type: 'template', payload: { template_type: 'generic', elements: [{ title: 'Pizza', image_url: 'https://cdn.example/p.png' }] } }]);
+    // Text that is not a card's JSON is no card.
+    expect(cardTextOf({ attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: '{not json' }] })).toBeUndefined();
+  });
+});
+
+describe('hostile card content', () => {
+  /** An object with a field whose getter throws, as the fault suite builds them. */
+  const withThrowingGetter = <T extends object>(value: T, key = 'boom'): T =>
+    Object.defineProperty(value, key, { enumerable: true, get: () => { throw new Error('getter exploded'); } });
+
+  it('a throwing getter on the card, an element or an action costs only that field: the rest of the card is read', () => {
+    const content = withThrowingGetter({
+      type: 'AdaptiveCard',
+      body: [
+        withThrowingGetter({ type: 'TextBlock', text: 'Still here' }),
+        withThrowingGetter({ type: 'Image', url: 'https://cdn.example/ok.png' }, 'altText'),
+        withThrowingGetter({ type: 'Container', items: [{ type: 'Image', url: 'https://cdn.example/lost.png' }] }, 'items'),
+      ],
+      actions: [withThrowingGetter({ type: 'Action.Submit', title: 'Go', data: { go: 1 } }), { type: 'Action.OpenUrl', title: 'Site', url: 'https://shop.example' }],
+    });
+    const activity = { attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content }] };
+    expect(cardTextOf(activity)).toBe('Still here');
+    expect(imagesOf(activity).map((i) => i.url)).toEqual(['https://cdn.example/ok.png']);
+    expect(buttonsOf(activity).map((b) => b.label)).toEqual(['Go', 'Site']);
+  });
+
+  it('an attachment that cannot be read is skipped; a Bot Framework card or button loses only the field that throws', () => {
+    const hostile = withThrowingGetter({ contentType: 'image/png' }, 'contentUrl');
+    const hero = { contentType: 'application/vnd.microsoft.card.hero', content: withThrowingGetter({ title: 'Hero', buttons: [withThrowingGetter({ type: 'imBack', title: 'Broken' }, 'value'), { type: 'imBack', title: 'Ok', value: 'ok' }] }, 'images') };
+    const activity = { attachments: [hostile, hero, { contentType: 'image/png', contentUrl: 'https://cdn.example/fine.png' }] };
+    expect(imagesOf(activity)).toEqual([{ url: 'https://cdn.example/fine.png' }]);
+    // A button whose value cannot be read keeps its label.
+    expect(buttonsOf(activity)).toEqual([{ id: 'Broken', label: 'Broken', value: '' }, { id: 'ok', label: 'Ok', value: 'ok' }]);
+    expect(cardTextOf(activity)).toBe('Hero');
+    expect(messengerAttachments(activity)).toEqual([
+      { type: 'template', payload: { template_type: 'generic', elements: [{ title: 'Hero', buttons: [{ type: 'postback', title: 'Broken', payload: '' }, { type: 'postback', title: 'Ok', payload: 'ok' }] }] } },
+      { type: 'image', payload: { url: 'https://cdn.example/fine.png' } },
+    ]);
+  });
+});
+
 describe('Bot Framework cards', () => {
   it('sign-in and OAuth cards: the button, and the text as the message text', () => {
     const signin = card('signin', { text: 'Sign in to see your orders', buttons: [{ type: 'signin', title: 'Sign in', value: 'https://login.example/auth' }] });

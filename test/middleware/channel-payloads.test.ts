@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Activity } from 'botbuilder';
+import { trackEvent } from '../../src/middleware/index.js';
 import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
@@ -50,6 +51,46 @@ describe('what published adapters send', () => {
     expect(incoming.body.entry[0]).toMatchObject({ id: '1029384756', messaging: [{ sender: { id: '42' }, recipient: { id: '1029384756' } }] });
   });
 
+  it('a numeric conversation.id becomes the same id as a string on every event, and the message is still recorded', async () => {
+    const adapter = adapterWith(h, async (ctx) => void trackEvent(ctx, { type: 'customEvent', name: 'opened' }), { trackEventActivities: true, trackMembership: true });
+    const numeric = { id: 9_876_543_210 } as unknown as Activity['conversation'];
+    await send(adapter, userMessage({ channelId: 'twitter', conversation: numeric }));
+    await send(adapter, userMessage({ channelId: 'twitter', conversation: numeric, type: 'event', name: 'page-opened', value: { page: 'menu' } }));
+    await send(adapter, userMessage({ channelId: 'twitter', conversation: numeric, type: 'conversationUpdate', membersAdded: [{ id: 'user-2', name: 'Bo' }] }));
+    const records = await h.records();
+    expect(h.errors).toEqual([]);
+    // Each user's records come in order; two users' records may interleave, so they are compared per user.
+    const byUser = (userId: string) => records.filter((r) => r.body.userId === userId).map((r) => [r.type, r.body.name ?? r.body.text, r.body.conversationId]);
+    expect(byUser('user-1')).toEqual([
+      ['incoming', 'hello', undefined],
+      ['event', 'opened', '9876543210'],
+      ['event', 'page-opened', '9876543210'],
+      ['event', 'opened', '9876543210'],
+      ['event', 'opened', '9876543210'],
+    ]);
+    expect(byUser('user-2')).toEqual([['event', 'memberAdded', '9876543210']]);
+  });
+
+  it('Twilio MMS (botbuilder-adapter-twilio-sms): incoming MediaUrl0…N are images by their content type; outgoing channelData.mediaUrl ones by their URL', async () => {
+    const media = 'https://api.twilio.com/2010-04-01/Accounts/AC0123/Messages/MM0456/Media';
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendActivity({ type: 'message', text: 'Here is your receipt', channelData: { mediaUrl: ['https://contoso.example/receipts/7.png', 'https://contoso.example/receipts/7.pdf'] } });
+      await ctx.sendActivity({ type: 'message', text: 'And the map', channelData: { mediaUrl: 'https://contoso.example/map.jpg?sig=SECRET' } });
+    });
+    // What the adapter builds from Twilio's webhook: the form fields as channelData.
+    const webhook = { MessageSid: 'MM0456', AccountSid: 'AC0123', From: '+15550100', To: '+15550199', Body: 'wrong pizza', NumMedia: '3', MediaUrl0: `${media}/ME1`, MediaContentType0: 'image/jpeg', MediaUrl1: `${media}/ME2`, MediaContentType1: 'video/mp4', MediaUrl2: `${media}/ME3`, MediaContentType2: 'image/png' };
+    await send(adapter, userMessage({ channelId: 'twilio-sms', from: { id: '+15550100', name: '' }, recipient: { id: '+15550199', name: '' }, text: 'wrong pizza', channelData: webhook }));
+    const records = await h.records();
+    expect(h.errors).toEqual([]);
+    expect(records.map((r) => [r.platform, r.type, r.body.text, r.body.images])).toEqual([
+      ['sms', 'incoming', 'wrong pizza', [{ url: `${media}/ME1` }, { url: `${media}/ME3` }]],
+      ['sms', 'outgoing', 'Here is your receipt', [{ url: 'https://contoso.example/receipts/7.png' }]],
+      ['sms', 'outgoing', 'And the map', [{ url: 'https://contoso.example/map.jpg?sig=***' }]],
+    ]);
+    // The video stays where it was: in platformJson.
+    expect(records[0].body.platformJson.channelData).toMatchObject({ MediaUrl1: `${media}/ME2`, MediaContentType1: 'video/mp4' });
+  });
+
   it('the twilio-sms channel goes to the sms platform', async () => {
     const adapter = adapterWith(h, async () => undefined);
     await send(adapter, userMessage({ channelId: 'twilio-sms', from: { id: '+15550100', name: '' }, text: 'STOP' }));
@@ -73,7 +114,7 @@ describe('channel events without a name (trackEventActivities)', () => {
     });
   });
 
-  it('opt-in, postback without text, thread-control handover, payment and checkout are events named after their kind', async () => {
+  it('opt-in, postback without text, thread-control handover, payment, checkout and message edit are events named after their kind', async () => {
     const adapter = adapterWith(h, async () => undefined, { trackEventActivities: true });
     const kinds = {
       optin: { ref: 'newsletter', user_ref: 'u-ref-1' },
@@ -82,6 +123,7 @@ describe('channel events without a name (trackEventActivities)', () => {
       take_thread_control: { previous_owner_app_id: '263902037430900' },
       payment: { payload: 'order-7', amount: { currency: 'EUR', amount: '9.50' } },
       checkout_update: { payload: 'order-7', shipping_address: { country: 'NL' } },
+      message_edit: { mid: 'm_AbCdEf1', text: 'two pizzas, not one', num_edit: 1 },
     };
     for (const [kind, payload] of Object.entries(kinds)) await send(adapter, event({ [kind]: payload }));
     const records = await h.records();

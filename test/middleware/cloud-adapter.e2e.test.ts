@@ -3,7 +3,7 @@
  * HTTP, reply through a fake channel service, and track to a real local sink.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CloudAdapter, ConfigurationBotFrameworkAuthentication, TurnContext, type Activity, type ConversationReference } from 'botbuilder';
+import { CloudAdapter, ConfigurationBotFrameworkAuthentication, TeamsActivityHandler, TurnContext, type Activity, type ConversationReference, type InvokeResponse } from 'botbuilder';
 import { BotFrameworkAuthenticationFactory, PasswordServiceClientCredentialFactory, type BotFrameworkAuthentication } from 'botframework-connector';
 import { TrackingMiddleware, type TrackingMiddlewareOptions } from '../../src/middleware/index.js';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
@@ -183,6 +183,44 @@ describe('a CloudAdapter bot over HTTP', () => {
       ['outgoing', 'Your reminder!', 'user-1'],
     ]);
     expect(channel.sent.map((s) => s.activity.text)).toEqual(['Echo: remind me', 'Your reminder!']);
+  });
+
+  it("Teams feedback through botbuilder's CloudAdapter: the thumbs-up invoke is a `feedback` event for the reply it rates", async () => {
+    /** A Teams bot whose replies have the feedback loop on, and that answers the feedback invoke. */
+    class FeedbackBot extends TeamsActivityHandler {
+      constructor() {
+        super();
+        this.onMessage(async (context, next) => {
+          await context.sendActivity({ type: 'message', text: 'We open at 11:00.', channelData: { feedbackLoopEnabled: true } });
+          await next();
+        });
+      }
+
+      protected override async onInvokeActivity(context: TurnContext): Promise<InvokeResponse> {
+        return context.activity.name === 'message/submitAction' ? { status: 200 } : super.onInvokeActivity(context);
+      }
+    }
+    const adapter = new CloudAdapter(new ConfigurationBotFrameworkAuthentication({}));
+    adapter.use(new TrackingMiddleware(h.client));
+    const { startBotServer } = await load('../../samples/lib/bot-server.mjs');
+    const server: BotServer = await startBotServer({ adapter, bot: new FeedbackBot(), port: 0 });
+    servers.push(server);
+    const teams = { channelId: 'msteams', from: { id: '29:user-1', name: 'Ada' }, conversation: { id: 'a:conv-1', conversationType: 'personal' } as Activity['conversation'] };
+    await post(server.url, activity({ ...teams, text: 'when do you open?' }));
+    const reply = channel.sent[0];
+    const feedback = { actionName: 'feedback', actionValue: { reaction: 'like', feedback: JSON.stringify({ feedbackText: 'Quick answer' }) } };
+    expect(await post(server.url, activity({ ...teams, type: 'invoke', name: 'message/submitAction', text: undefined, value: feedback, replyToId: reply.id }))).toBe(200);
+    const records = await h.records();
+    expect(records.map((r) => [r.platform, r.type])).toEqual([
+      ['universal', 'incoming'],
+      ['universal', 'outgoing'],
+      ['universal', 'event'],
+    ]);
+    expect(records[1].body.platformJson.id).toBe(reply.id);
+    expect(records[2].body).toEqual({
+      type: 'customEvent', name: 'feedback', userId: '29:user-1', conversationId: 'a:conv-1',
+      extraInfo: { reaction: 'like', feedbackText: 'Quick answer', replyToId: reply.id },
+    });
   });
 
   it('a turn the bot fails still answers the channel and records the incoming message', async () => {

@@ -188,6 +188,21 @@ describe('activities that are not messages', () => {
     expect(records[0].body).toEqual({ type: 'customEvent', name: 'webchat/join', userId: 'user-1', conversationId: 'conv-1', extraInfo: { language: 'en' } });
   });
 
+  it('with trackEventActivities, an incoming event is recorded before the replies it leads to, and a trace does not give it an intent', async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendActivity({ type: 'trace', name: 'LuisRecognizer', valueType: 'https://www.luis.ai/schemas/trace', value: { recognizerResult: { text: 'x', intents: { Greet: { score: 1 } } } } });
+      await ctx.sendActivity('Welcome!');
+      await ctx.sendActivity('How can I help?');
+    }, { trackEventActivities: true });
+    await send(adapter, userMessage({ type: 'event', name: 'webchat/join', text: undefined }));
+    const records = await h.records();
+    expect(records.map((r) => [r.type, r.body.name ?? r.body.text, r.body.intent])).toEqual([
+      ['event', 'webchat/join', undefined],
+      ['outgoing', 'Welcome!', undefined],
+      ['outgoing', 'How can I help?', undefined],
+    ]);
+  });
+
   it('without trackEventActivities, event activities are not recorded', async () => {
     const adapter = adapterWith(h, async () => undefined);
     await send(adapter, userMessage({ type: 'event', name: 'webchat/join', value: { language: 'en' } }));

@@ -67,6 +67,28 @@ describe('intentFromRecognizerResult', () => {
     expect(intentFromRecognizerResult(orchestration)).toEqual({ name: 'Pizza', inputs: [] });
   });
 
+  it('reads a CLU orchestration project that routed to a conversation project: the nested prediction\'s intent and entities', () => {
+    const routed = {
+      projectKind: 'Orchestration', topIntent: 'PizzaProject',
+      intents: {
+        PizzaProject: {
+          targetProjectKind: 'Conversation', confidenceScore: 0.88,
+          result: { query: 'two large pizzas', prediction: { projectKind: 'Conversation', topIntent: 'OrderPizza', intents: [{ category: 'OrderPizza', confidenceScore: 0.95 }, { category: 'None', confidenceScore: 0.02 }], entities: [{ category: 'Quantity', text: 'two', offset: 0, length: 3, confidenceScore: 1 }, { category: 'Size', text: 'large', offset: 4, length: 5, confidenceScore: 1 }] } },
+        },
+        FaqProject: { targetProjectKind: 'QuestionAnswering', confidenceScore: 0.1, result: { answers: [] } },
+      },
+    };
+    const result = recognizerResultOfClu(routed);
+    expect(result.text).toBe('two large pizzas');
+    expect(intentFromRecognizerResult(result)).toEqual({ name: 'OrderPizza', inputs: [{ name: 'Quantity', value: 'two' }, { name: 'Size', value: 'large' }] });
+    // Without topIntent, the highest confidence decides the route.
+    const { topIntent: _top, ...noTop } = routed;
+    expect(intentFromRecognizerResult(recognizerResultOfClu(noTop))?.name).toBe('OrderPizza');
+    // A route to question answering keeps the orchestration's own intent.
+    const toFaq = { ...routed, topIntent: 'FaqProject', intents: { ...routed.intents, FaqProject: { ...routed.intents.FaqProject, confidenceScore: 0.9 } } };
+    expect(intentFromRecognizerResult(recognizerResultOfClu(toFaq))).toEqual({ name: 'FaqProject', inputs: [] });
+  });
+
   it('makes one input per value of an entity array, and uses JSON for values without instance text', () => {
     const result = { text: 'x', intents: { Order: { score: 1 } }, entities: { topping: ['cheese', 'ham'], size: [{ value: 'large', $instance: { a: 1 } }], count: 2 } };
     expect(intentFromRecognizerResult(result)?.inputs).toEqual([
@@ -159,16 +181,20 @@ describe('setIntent and setOutgoingIntent', () => {
   });
 });
 
+/** What `ConversationAnalysisClient.analyzeConversation` (@azure/ai-language-conversations) answers for a conversation project. */
+function cluResponse(query: string, intents: [string, number][], entities: { category: string; text: string }[] = []) {
+  return {
+    kind: 'ConversationResult',
+    result: { query, prediction: { projectKind: 'Conversation', topIntent: intents[0][0], intents: intents.map(([category, confidenceScore]) => ({ category, confidenceScore })), entities: entities.map((e) => ({ ...e, offset: query.indexOf(e.text), length: e.text.length, confidenceScore: 1 })) } },
+  };
+}
+
 describe('recognizer traces', () => {
-  it('picks up the intent from a CLU trace, as the raw Azure AI Language response or as a RecognizerResult', async () => {
-    const raw = {
-      kind: 'ConversationResult',
-      result: { query: 'a large pizza', prediction: { projectKind: 'Conversation', topIntent: 'OrderPizza', intents: [{ category: 'OrderPizza', confidenceScore: 0.91 }, { category: 'None', confidenceScore: 0.3 }], entities: [{ category: 'Size', text: 'large', offset: 2, length: 5, confidenceScore: 1 }] } },
-    };
-    const asResult = { recognizerResult: { text: 'no idea', intents: { None: { score: 0.7 }, OrderPizza: { score: 0.2 } }, entities: {} } };
+  it("picks up the intent from the JavaScript BotBuilder samples' CLU trace: sendTraceActivity('CLU Recognizer', { response }, 'CLU Trace')", async () => {
     const adapter = adapterWith(h, async (ctx) => {
-      const value = ctx.activity.text === 'a large pizza' ? raw : asResult;
-      await ctx.sendActivity({ type: 'trace', name: 'CluRecognizer', label: 'CLU Trace', valueType: 'https://www.clu.ai/schemas/trace', value } as Partial<Activity>);
+      const response = ctx.activity.text === 'a large pizza' ? cluResponse('a large pizza', [['OrderPizza', 0.91], ['None', 0.3]], [{ category: 'Size', text: 'large' }]) : cluResponse('no idea', [['None', 0.7], ['OrderPizza', 0.2]]);
+      // What the samples' CluRecognizer does, word for word: the label goes in as the valueType.
+      await ctx.sendTraceActivity('CLU Recognizer', { response }, 'CLU Trace');
       await ctx.sendActivity('ok');
     });
     await send(adapter, userMessage({ text: 'a large pizza' }));
@@ -178,6 +204,18 @@ describe('recognizer traces', () => {
       { name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }] },
       { name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'None' }, { name: 'score', value: '0.7' }] },
     ]);
+  });
+
+  it('picks up the intent from other CLU trace shapes: the response unwrapped, a bare prediction, a RecognizerResult (the C# recognizer), an orchestration', async () => {
+    const pizza = cluResponse('a large pizza', [['OrderPizza', 0.91]], [{ category: 'Size', text: 'large' }]);
+    const orchestration = { kind: 'ConversationResult', result: { query: 'a large pizza', prediction: { projectKind: 'Orchestration', topIntent: 'Orders', intents: { Orders: { targetProjectKind: 'Conversation', confidenceScore: 0.9, result: pizza.result } } } } };
+    const values = [pizza, pizza.result, { recognizerResult: { text: 'a large pizza', intents: { OrderPizza: { score: 0.91 } }, entities: { Size: ['large'] } } }, { response: orchestration }];
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendActivity({ type: 'trace', name: 'CluRecognizer', label: 'CLU Trace', valueType: 'https://www.clu.ai/schemas/trace', value: values[Number(ctx.activity.text)] } as Partial<Activity>);
+    });
+    for (const index of values.keys()) await send(adapter, userMessage({ text: String(index) }));
+    const intents = (await h.records()).map((r) => r.body.intent);
+    expect(intents).toEqual(values.map(() => ({ name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }] })));
   });
 
   it('records the intent an LLM router chose, set with setIntent from its tool call', async () => {

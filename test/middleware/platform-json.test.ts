@@ -1,6 +1,6 @@
 import { Activity } from '@microsoft/agents-activity';
 import { describe, expect, it } from 'vitest';
-import { jsonSafe } from '../../src/middleware/platform-json.js';
+import { activityJson, jsonSafe } from '../../src/middleware/platform-json.js';
 
 describe('jsonSafe', () => {
   it('turns Dates into ISO strings, BigInts into strings, binary data into a marker, and drops functions and undefined', () => {
@@ -54,5 +54,23 @@ describe('jsonSafe', () => {
     }
     expect(jsonSafe({ _channelId: 'x' })).toEqual({ _channelId: 'x' });
     expect(jsonSafe(new Holder())).toEqual({ _note: 'kept' });
+  });
+
+  it('an Agents SDK Activity with a sub-channel (a ProductInfo entity) keeps the channelId the channel sent, not the composite getter', () => {
+    const sent = { type: 'message', text: 'hi', channelId: 'msteams', entities: [{ type: 'ProductInfo', id: 'COPILOT' }], from: { id: 'u1' } };
+    const activity = Activity.fromObject(sent);
+    expect(activity.channelId).toBe('msteams:COPILOT'); // what the SDK answers in memory
+    expect(jsonSafe(activity)).toEqual(sent);
+    expect(jsonSafe(activity)).toEqual(JSON.parse(activity.toJsonString()));
+  });
+});
+
+describe('activityJson', () => {
+  it("names relatesTo's bot as the wire does (the Agents SDK renames it agent in memory)", () => {
+    // The SDK's CloudAdapter renames relatesTo.bot to agent before it builds the Activity.
+    const activity = Activity.fromObject({ type: 'message', channelId: 'webchat', relatesTo: { agent: { id: 'b1' }, conversation: { id: 'c1' }, channelId: 'webchat', serviceUrl: 'https://x.example/' } });
+    expect(activityJson(activity)).toMatchObject({ channelId: 'webchat', relatesTo: { bot: { id: 'b1' }, conversation: { id: 'c1' } } });
+    expect(activityJson(activity)?.relatesTo).not.toHaveProperty('agent');
+    expect(activityJson('not an activity')).toBeUndefined();
   });
 });

@@ -157,6 +157,27 @@ describe('tracking failures never reach the turn', () => {
     expect(adapter.activeQueue.map((a) => a.text)).toEqual(['ok']);
   });
 
+  it('a card whose content has a throwing getter still gives both records, with what could be read of the card, and no error', async () => {
+    // The fault suite's hostile value: an enumerable getter that throws whenever it is read.
+    const content = Object.defineProperty({ type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: 'Pick one' }], actions: [{ type: 'Action.Submit', title: 'A', data: { pick: 'a' } }] }, 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('getter exploded');
+      },
+    });
+    const card = { contentType: 'application/vnd.microsoft.card.adaptive', content };
+    const adapter = adapterWith(h, async (ctx) => void (await ctx.sendActivity({ type: 'message', attachments: [card] })));
+    await send(adapter, userMessage({ text: 'here', attachments: [card] }));
+    const records = await h.records();
+    expect(h.errors).toEqual([]);
+    expect(records.map((r) => [r.type, r.body.text, r.body.buttons])).toEqual([
+      ['incoming', 'here', [{ id: '{"pick":"a"}', label: 'A', value: '{"pick":"a"}' }]],
+      ['outgoing', 'Pick one', [{ id: '{"pick":"a"}', label: 'A', value: '{"pick":"a"}' }]],
+    ]);
+    // platformJson keeps the card without the field that could not be read.
+    expect(records[1].body.platformJson.attachments).toEqual([{ contentType: card.contentType, content: { type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: 'Pick one' }], actions: [{ type: 'Action.Submit', title: 'A', data: { pick: 'a' } }] } }]);
+  });
+
   it('a client that throws everywhere never throws into the turn and is reported to onError', async () => {
     const broken = Object.assign(Object.create(TrackingClient.prototype) as TrackingClient, {
       defer: () => {
