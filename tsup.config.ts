@@ -17,6 +17,9 @@ export default defineConfig({
   clean: true,
   splitting: false,
   shims: true,
+  // The endpoint's database packages are optional dependencies, loaded when the endpoint opens its
+  // database (never by the middleware or the client): kept out of the bundle.
+  external: ['kysely', 'better-sqlite3', 'pg'],
   // The endpoint's page (src/endpoint/page/browser): one browser script module and one
   // stylesheet in dist/page/, which the endpoint serves from next to its own code.
   onSuccess: () => writePageAssets('dist/page', 'src/endpoint/page/browser/main.ts'),

@@ -1,7 +1,7 @@
 /**
  * Measurement 4, the server side: `sink`, a bare `node:http` server that reads each body and
  * answers 200 `{"ok":true,"id":n}`; or `endpoint`, the bundled local tracking endpoint
- * (`src/endpoint`) with validation and durable storage on (an NDJSON data file in a temporary
+ * (`src/endpoint`) with validation and durable storage on (a SQLite database in a temporary
  * directory, the endpoint's default `fsync: false`). Each in its own process.
  */
 import http from 'node:http';
@@ -41,12 +41,12 @@ async function main(): Promise<void> {
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-endpoint-'));
-  const dataFile = join(dir, 'records.ndjson');
-  const endpoint = await startTrackingEndpoint({ port: 0, dataFile, log: () => undefined });
+  const dataFile = join(dir, 'tracking.db');
+  const endpoint = await startTrackingEndpoint({ port: 0, database: dataFile, log: () => undefined, summaryIntervalMs: 0 });
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   serve({
     url: () => endpoint.url,
-    count: () => endpoint.store.size,
+    count: () => endpoint.store.count(),
     dataFileBytes: () => statSync(dataFile).size,
     cpu: () => process.cpuUsage(),
   });

@@ -25,7 +25,7 @@ const serve = process.argv.includes('--serve');
 const API_KEY = 'demo-key-0001';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'conversation-analytics-demo-'));
-const endpoint = await startTrackingEndpoint({ port: 0, apiKeys: [API_KEY], dataFile: path.join(dataDir, 'records.ndjson'), log: () => undefined });
+const endpoint = await startTrackingEndpoint({ port: 0, apiKeys: [API_KEY], database: path.join(dataDir, 'tracking.db'), log: () => undefined });
 const channel = await startChannelService('reply-');
 
 const agent = createPizzaAgent();

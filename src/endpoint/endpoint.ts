@@ -4,8 +4,11 @@ import { TrackingEndpointError } from './errors.js';
 import { LiveFeed } from './api/live.js';
 import { resolveOptions, type TrackingEndpointOptions } from './options.js';
 import { createRoutes } from './api/routes.js';
+import { RequestLog } from './http/request-log.js';
 import { closeServer, createEndpointServer, listen, socketIdleTimeoutMs } from './http/server.js';
-import { RecordStore } from './store/store.js';
+import { openStore } from './store/open.js';
+import type { ImportReport } from './store/ndjson-import.js';
+import type { RecordStore } from './store/store.js';
 
 /** A running endpoint. */
 export interface TrackingEndpoint {
@@ -15,15 +18,17 @@ export interface TrackingEndpoint {
   readonly port: number;
   /** The host it listens on. */
   readonly host: string;
-  /** Absolute path of the data file, or `false` when records are kept in memory only. */
-  readonly dataFile: string | false;
+  /** Which database holds the records: `sqlite` (a file, or `:memory:`) or `postgres` (the URL without its password). */
+  readonly database: { readonly kind: 'sqlite' | 'postgres'; readonly location: string };
+  /** An earlier version's NDJSON data imported at this start, if any. */
+  readonly imported: ImportReport | undefined;
   /** True when any non-placeholder key is accepted (no keys were configured). */
   readonly acceptsAnyKey: boolean;
-  /** The stored records and the read indexes over them. */
+  /** The stored records (`await endpoint.store.count()`, `records()`, `record(seq)`). */
   readonly store: RecordStore;
   /**
    * Stops the endpoint: no new connections; requests in progress may finish within
-   * `closeGraceMs`; pending writes complete; the data file and its lock are released.
+   * `closeGraceMs`; pending writes are committed; the database is closed.
    * Safe to call more than once. Never rejects.
    */
   close(): Promise<void>;
@@ -45,37 +50,45 @@ function describeListenError(error: NodeJS.ErrnoException, host: string, port: n
 
 /** Most `/api/events` streams open at once (a browser tab holds one). */
 const MAX_LIVE_STREAMS = 32;
+const DAY_MS = 86_400_000;
 
 function formatUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**
- * Starts the local tracking endpoint: `POST /track` as the tracking spec describes it, a
- * JSON read side under `/api/` (with live updates at `/api/events`), and a page at `/` that
- * shows transcripts and charts in a browser. Records already in the data file are loaded first.
+ * Starts the tracking endpoint: `POST /track` as the tracking spec describes it, records kept in
+ * SQLite (by default) or PostgreSQL, a JSON read side under `/api/` (with live updates at
+ * `/api/events`), `/healthz`, and a page at `/` that shows transcripts and charts in a browser.
  *
  * Rejects with a `TrackingEndpointError` whose message says what to do when an option is
- * invalid, the data file cannot be used (or is in use by another endpoint), or the port
- * cannot be listened on.
+ * invalid, the database cannot be opened or reached (or is in use by another endpoint), or the
+ * port cannot be listened on.
  *
  * @example
- * const endpoint = await startTrackingEndpoint({ port: 0, apiKeys: ['my-key'], dataFile: false });
+ * const endpoint = await startTrackingEndpoint({ port: 0, apiKeys: ['my-key'], database: false });
  * // POST `${endpoint.url}/track?platform=universal&v=10.1.1-rest&type=incoming&apiKey=my-key`
  * await endpoint.close();
  */
 export async function startTrackingEndpoint(options: TrackingEndpointOptions = {}): Promise<TrackingEndpoint> {
   const resolved = resolveOptions(options);
-  const store = await RecordStore.open({ dataFile: resolved.dataFile, fsync: resolved.fsync });
-  const keys = new KeyPolicy(resolved.apiKeys, resolved.loopback);
+  const { store, imported } = await openStore({ database: resolved.database, fsync: resolved.fsync, importFrom: resolved.importFrom, log: resolved.log });
+  if (imported !== undefined) {
+    resolved.log(`tracking endpoint: imported ${imported.records} record(s) from ${imported.file} (an earlier version's data file, left in place)${imported.skipped > 0 ? `; skipped ${imported.skipped} unreadable line(s)` : ''}.`);
+  }
+  const keys = new KeyPolicy(resolved.apiKeys, resolved.loopback, resolved.botNames);
   // Live streams write a comment well within the idle-socket timeout, so it never cuts them.
-  const live = new LiveFeed(store.read, { heartbeatMs: Math.min(15_000, Math.floor(socketIdleTimeoutMs(resolved) / 3)), maxStreams: MAX_LIVE_STREAMS });
-  const server = createEndpointServer(createRoutes(), { options: resolved, store, keys, live });
+  const live = new LiveFeed(store, { heartbeatMs: Math.min(15_000, Math.floor(socketIdleTimeoutMs(resolved) / 3)), maxStreams: MAX_LIVE_STREAMS });
+  const requests = new RequestLog(resolved.log, resolved.summaryIntervalMs, () => `records kept in ${store.kind} (${store.location})`);
+  const retention = startRetention(store, resolved.retentionDays, resolved.log);
+  const server = createEndpointServer(createRoutes(), { options: resolved, store, keys, live, requests });
   let port: number;
   try {
     port = await listen(server, resolved);
   } catch (error) {
     live.close();
+    retention.stop();
+    requests.close();
     await store.close();
     throw new TrackingEndpointError(describeListenError(error as NodeJS.ErrnoException, resolved.host, resolved.port), { cause: error });
   }
@@ -85,15 +98,42 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
     url: formatUrl(resolved.host, port),
     port,
     host: resolved.host,
-    dataFile: resolved.dataFile,
+    database: { kind: store.kind, location: store.location },
+    imported,
     acceptsAnyKey: keys.acceptsAnyKey,
     store,
     close() {
       live.close(); // ends the live streams, so they never hold the close up
+      retention.stop();
       closing ??= closeServer(server, resolved.closeGraceMs)
+        .then(() => requests.close())
+        .then(() => retention.done)
         .then(() => store.close())
         .catch((error: Error) => resolved.log(`tracking endpoint: error while closing: ${error.message}`));
       return closing;
+    },
+  };
+}
+
+/** Deletes what is older than `days` at start and every hour; `stop()` ends it, `done` settles when a deletion under way ends. */
+function startRetention(store: RecordStore, days: number | undefined, log: (line: string) => void): { stop(): void; done: Promise<void> } {
+  if (days === undefined) return { stop: () => undefined, done: Promise.resolve() };
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = store.deleteBefore(Date.now() - days * DAY_MS).then(
+      (deleted) => {
+        if (deleted > 0) log(`tracking endpoint: deleted ${deleted} record(s) older than ${days} day(s) (retention).`);
+      },
+      (error: Error) => log(`tracking endpoint: retention: could not delete old records (${error.message}); will try again in an hour.`),
+    );
+  };
+  run();
+  const timer = setInterval(run, 3_600_000);
+  timer.unref();
+  return {
+    stop: () => clearInterval(timer),
+    get done() {
+      return running;
     },
   };
 }

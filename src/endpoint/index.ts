@@ -1,12 +1,12 @@
 /**
- * The local tracking endpoint (`botbuilder-conversation-analytics/endpoint`): `POST /track` as
- * the tracking spec describes it, a durable NDJSON store, a JSON read side with live updates,
- * and a page at `/` that shows transcripts and charts.
+ * The tracking endpoint (`botbuilder-conversation-analytics/endpoint`): `POST /track` as the
+ * tracking spec describes it, records kept in SQLite (by default) or PostgreSQL, a JSON read
+ * side with live updates, and a page at `/` that shows transcripts and charts.
  */
 export { startTrackingEndpoint, type TrackingEndpoint } from './endpoint.js';
 export { TrackingEndpointError } from './errors.js';
-export { DEFAULT_DATA_FILE, DEFAULT_PORT, type TrackingEndpointOptions } from './options.js';
-export type { RecordStore } from './store/store.js';
-export type { ReadModel } from './read/read-model.js';
-export { transcriptEntries } from './read/normalise.js';
+export { DEFAULT_DATABASE_FILE, DEFAULT_PORT, LEGACY_DATA_FILE, type TrackingEndpointOptions } from './options.js';
+export type { RecordStore, NewRecord } from './store/store.js';
+export type { ImportReport } from './store/ndjson-import.js';
+export { transcriptEntries } from './store/entries.js';
 export type * from './types.js';

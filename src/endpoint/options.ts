@@ -21,17 +21,37 @@ export interface TrackingEndpointOptions {
    */
   allowedHosts?: readonly string[];
   /**
-   * Accepted API keys. Default: none, which accepts any key that is not a placeholder (allowed
-   * on loopback only). Placeholders such as `<API_KEY>` are always refused with 401.
+   * Accepted API keys, one per bot. Default: none, which accepts any key that is not a placeholder
+   * (allowed on loopback only). Placeholders such as `<API_KEY>` are always refused with 401.
+   * Name a bot with `NAME=KEY` (`'pizza-bot=sk_live_…'`): reads and the page can then filter by
+   * that name. Records are kept per bot by a hash of its key, never the key.
    */
   apiKeys?: readonly string[];
   /**
-   * NDJSON data file, relative to `process.cwd()`. Default `.tracking-data/records.ndjson`.
-   * `false` keeps records in memory only (they are lost on close).
+   * Where records are kept: a SQLite file (relative to `process.cwd()`; default
+   * `.tracking-data/tracking.db`, created with its folder, readable by this user only), a
+   * PostgreSQL URL (`postgres://user:password@host:5432/db`, to run several endpoints on one
+   * database), or `false` for SQLite in memory (records are lost on close).
+   *
+   * A path ending in `.ndjson` names an earlier version's data file: it is imported (once, and
+   * left in place) into a SQLite file of the same name ending in `.db`. The default database
+   * likewise imports `.tracking-data/records.ndjson` when there is one.
    */
+  database?: string | false;
+  /** @deprecated The earlier name of `database`; `database` wins when both are given. */
   dataFile?: string | false;
-  /** Flush every write to disk before acknowledging. Default `false` (survives a crash of the process, not of the machine). */
+  /**
+   * SQLite: sync every commit to disk before acknowledging (`synchronous = FULL`). Default `false`:
+   * an acknowledged record survives the endpoint's process being killed, not a power cut.
+   */
   fsync?: boolean;
+  /**
+   * Delete what happened longer ago than this many days (records, entries and the counts over
+   * them), at start and every hour. Default: keep everything.
+   */
+  retentionDays?: number;
+  /** How often to log a one-line summary of what was accepted and refused, in ms. Default 60000; 0: never. */
+  summaryIntervalMs?: number;
   /** Largest accepted body in bytes; larger bodies get 413. Default 1 MiB (1048576). */
   maxBodyBytes?: number;
   /** Deepest accepted nesting of objects and arrays in a body; deeper gets 400. Default `64`. */
@@ -56,9 +76,16 @@ export interface TrackingEndpointOptions {
 export interface ResolvedOptions {
   port: number;
   host: string;
+  /** The accepted keys, and the bot names given to some of them. */
   apiKeys: readonly string[];
-  dataFile: string | false;
+  botNames: ReadonlyMap<string, string>;
+  /** A SQLite file (absolute), a PostgreSQL URL, or `false` (in memory). */
+  database: string | false;
+  /** An earlier version's NDJSON data file to import once, if it exists. */
+  importFrom: string | undefined;
   fsync: boolean;
+  retentionDays: number | undefined;
+  summaryIntervalMs: number;
   maxBodyBytes: number;
   maxBodyDepth: number;
   platformNames: PlatformNames;
@@ -76,8 +103,36 @@ export interface ResolvedOptions {
 
 /** The default port of the local endpoint. */
 export const DEFAULT_PORT = 3979;
-/** The default data file, relative to the working directory. */
-export const DEFAULT_DATA_FILE = '.tracking-data/records.ndjson';
+/** The default database file, relative to the working directory. */
+export const DEFAULT_DATABASE_FILE = '.tracking-data/tracking.db';
+/** Where earlier versions kept records by default; imported into the default database when found. */
+export const LEGACY_DATA_FILE = '.tracking-data/records.ndjson';
+
+/** The database and the NDJSON file to import, from the `database` option. */
+function databaseOf(option: string | false | undefined): { database: string | false; importFrom: string | undefined } {
+  if (option === false) return { database: false, importFrom: undefined };
+  if (option === undefined) return { database: resolve(DEFAULT_DATABASE_FILE), importFrom: resolve(LEGACY_DATA_FILE) };
+  if (/^postgres(ql)?:\/\//i.test(option)) return { database: option, importFrom: undefined };
+  if (option.trim() === '') throw new TrackingEndpointError('database must be a file path, a postgres:// URL, or false.');
+  if (/\.ndjson$/i.test(option)) return { database: resolve(option.replace(/\.ndjson$/i, '.db')), importFrom: resolve(option) };
+  return { database: resolve(option), importFrom: undefined };
+}
+
+/** Splits `NAME=KEY` entries into keys and names (a key without a name has none). */
+function keysAndNames(entries: readonly string[]): { keys: string[]; names: Map<string, string> } {
+  const keys: string[] = [];
+  const names = new Map<string, string>();
+  for (const entry of entries) {
+    const match = /^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})=(.+)$/.exec(entry);
+    const key = match ? match[2] : entry;
+    if (match) {
+      if ([...names.values()].includes(match[1])) throw new TrackingEndpointError(`The bot name "${match[1]}" is given to two keys; give each bot its own name.`);
+      names.set(key, match[1]);
+    }
+    keys.push(key);
+  }
+  return { keys, names };
+}
 
 function count(name: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -99,7 +154,7 @@ function checkPlatformNames(names: PlatformNames): PlatformNames {
 /** Applies defaults. Throws a `TrackingEndpointError` for an option that cannot work. */
 export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedOptions {
   const host = options.host ?? '127.0.0.1';
-  const apiKeys = [...(options.apiKeys ?? [])];
+  const { keys: apiKeys, names: botNames } = keysAndNames(options.apiKeys ?? []);
   const placeholder = apiKeys.find((key) => isPlaceholder(key));
   if (placeholder !== undefined) throw new TrackingEndpointError(`The API key "${placeholder}" is a placeholder; give the bot's real key.`);
   const loopback = isLoopback(host);
@@ -112,12 +167,19 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
   const port = count('port', options.port, DEFAULT_PORT, 0);
   if (port > 65535) throw new TrackingEndpointError(`port must be between 0 and 65535; got ${port}.`);
   const requestTimeoutMs = count('requestTimeoutMs', options.requestTimeoutMs, 5_000, 1);
+  const retentionDays = options.retentionDays;
+  if (retentionDays !== undefined && (!Number.isFinite(retentionDays) || retentionDays <= 0)) {
+    throw new TrackingEndpointError(`retentionDays must be a number of days greater than 0; got ${retentionDays}.`);
+  }
   return {
     port,
     host,
     apiKeys,
-    dataFile: options.dataFile === false ? false : resolve(options.dataFile ?? DEFAULT_DATA_FILE),
+    botNames,
+    ...databaseOf(options.database !== undefined ? options.database : options.dataFile),
     fsync: options.fsync ?? false,
+    retentionDays,
+    summaryIntervalMs: count('summaryIntervalMs', options.summaryIntervalMs, 60_000, 0),
     maxBodyBytes: count('maxBodyBytes', options.maxBodyBytes, 1024 * 1024, 1),
     maxBodyDepth: count('maxBodyDepth', options.maxBodyDepth, 64, 1),
     platformNames: checkPlatformNames({

@@ -8,17 +8,23 @@ import type { ApiVersion, PlatformKind, RecordType, ValidationIssue } from '../p
 export type StoredRecordType = RecordType | 'generic';
 
 /**
- * One accepted tracking request, as it is kept in memory and written as one line of the NDJSON data file.
+ * One accepted tracking request, as the endpoint's database keeps it.
  *
  * @example
- * {"seq":7,"receivedAt":"2025-01-02T10:11:12.345Z","platform":"universal","platformKind":"universal",
- *  "v":"10.1.1-rest","type":"incoming","bot":"3f2a9c01d4e7","body":{"text":"hi","userId":"u1"}}
+ * {"seq":7,"receivedAt":"2025-01-02T10:11:12.345Z","occurredAt":"2025-01-02T10:11:12.001Z","platform":"universal",
+ *  "platformKind":"universal","v":"10.1.1-rest","type":"incoming","bot":"3f2a9c01d4e7","body":{"text":"hi","userId":"u1"}}
  */
 export interface StoredRecord {
-  /** Position in the data file: starts at 1 and only grows. Gaps are possible (a failed write consumes a number). */
+  /** The record's number: starts at 1 and only grows. Gaps are possible (a failed write consumes a number). */
   seq: number;
   /** When the endpoint accepted the record (ISO 8601, UTC). Assigned by the endpoint, not the client. */
   receivedAt: string;
+  /**
+   * When it happened, as the record says (an activity's `timestamp` in `platformJson`, a
+   * messenger item's `timestamp`, an event's `extraInfo.timestamp`), else `receivedAt`: the time
+   * every figure uses, so that history and imported archives land on the right day.
+   */
+  occurredAt: string;
   /** The `platform` query value as sent, e.g. `twitter`; `null` for the scripted form. */
   platform: string | null;
   /** Which of the spec's platforms that value names; `null` for the scripted form. */
@@ -59,6 +65,10 @@ export interface EntryEvent {
   amount?: number;
   /** Revenue reference number, when given. */
   referenceNumber?: string;
+  /** Revenue currency (ISO 4217 code, upper case) from `metadata.currency`, when given. */
+  currency?: string;
+  /** A custom or page-launch event's `extraInfo` (a feedback event's reaction and comment, say). */
+  extraInfo?: Record<string, unknown>;
 }
 
 /**
@@ -68,8 +78,10 @@ export interface EntryEvent {
 export interface TranscriptEntry {
   /** `seq` of the stored record the entry comes from. */
   seq: number;
-  /** When the endpoint received it (ISO 8601, UTC). */
+  /** When it happened (ISO 8601, UTC): the record's own time where it gives one, else when it was received. */
   time: string;
+  /** When the endpoint received it (ISO 8601, UTC). */
+  receivedAt: string;
   /** `platform` query value; `null` for the scripted form. */
   platform: string | null;
   /** The record's `type`; `generic` marks the scripted form. */
@@ -77,12 +89,16 @@ export interface TranscriptEntry {
   direction: Direction;
   /** The end user's id; `''` for scripted records, which carry none. */
   userId: string;
+  /** The user's name, where the record carries it (the channel's `from.name` on what the user sends). */
+  userName?: string;
   /** Conversation id (see the README for how it is derived); falls back to the user id. */
   conversationId: string;
   /** The Bot Framework channel (`platformJson.channelId`, e.g. `webchat`), when the record carries one. */
   channel?: string;
   text?: string;
   intent?: EntryIntent;
+  /** The recognizer's confidence in the intent, when the intent carries it (a `score` input). */
+  intentScore?: number;
   buttons?: EntryButton[];
   /** Id of the button the user clicked (`postback.buttonClick.buttonId`, or a messenger postback payload). */
   clickedButton?: string;
@@ -113,6 +129,12 @@ export interface ActivitySummary {
 /** One user in `/api/users`. */
 export interface UserSummary extends ActivitySummary {
   userId: string;
+  /** The user's name, where records carry it (the channel's `from.name`); show the id otherwise. */
+  name?: string;
+  /** The bot (its key's fingerprint); one user of two bots is listed once per bot. */
+  bot?: string;
+  /** The name given to that bot's key, if any. */
+  botName?: string;
   /** Distinct conversations the user took part in. */
   conversations: number;
 }
@@ -120,6 +142,10 @@ export interface UserSummary extends ActivitySummary {
 /** One conversation in `/api/conversations`. */
 export interface ConversationSummary extends ActivitySummary {
   conversationId: string;
+  /** The bot (its key's fingerprint). */
+  bot?: string;
+  /** The name given to that bot's key, if any. */
+  botName?: string;
   /** The users seen in it, in order of first appearance. */
   userIds: string[];
 }
@@ -238,8 +264,15 @@ export interface TranscriptResponse {
   userId: string | null;
   /** The conversation asked for, or `null` when asking by user. */
   conversationId: string | null;
+  /** Entries in the whole transcript (`entries` holds the latest `limit` of them). */
+  total: number;
   /** In the order they were received. */
   entries: TranscriptEntry[];
+}
+
+/** `GET /api/bots`. */
+export interface BotsResponse {
+  bots: { bot: string; name: string | null; records: number }[];
 }
 
 /** The body of a 200 answer to `POST /track`. */

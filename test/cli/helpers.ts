@@ -14,7 +14,7 @@ export interface CliResult {
 /** The environment without the tracking variables of whoever runs the tests, plus `extra`. */
 function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['TRACKING_API_KEY', 'TRACKING_API_KEYS', 'TRACKING_BASE_URL', 'TRACKING_PORT', 'TRACKING_DEBUG']) delete env[name];
+  for (const name of ['TRACKING_API_KEY', 'TRACKING_API_KEYS', 'TRACKING_BASE_URL', 'TRACKING_PORT', 'TRACKING_DEBUG', 'TRACKING_DATABASE_URL', 'TRACKING_ALLOWED_HOSTS', 'TRACKING_ENABLED']) delete env[name];
   return { ...env, ...extra };
 }
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from './helpers.js';
@@ -26,12 +26,12 @@ async function serve(args: string[], env: Record<string, string> = {}) {
     child.on('close', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
   });
   const exited = new Promise<number | string | null>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
-  return { url, child, exited, output: () => stdout };
+  return { url, child, exited, output: () => stdout, errors: () => stderr };
 }
 
 describe('serve', () => {
   it('prints its address, accepts a tracking request with a --key, and stops cleanly on SIGTERM', async () => {
-    const data = join(dir, 'records.ndjson');
+    const data = join(dir, 'tracking.db');
     const server = await serve(['--key', 'k-1', '--data', data]);
     expect(server.output()).toContain('accepting 1 API key');
     const query = new URLSearchParams({ platform: 'universal', v: '10.1.1-rest', type: 'incoming', apiKey: 'k-1' });
@@ -42,7 +42,69 @@ describe('serve', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     expect(server.output()).toContain('Stopped.');
-    expect(await readFile(data, 'utf8')).toContain('"text":"hi"');
+    // A real SQLite file, readable by any SQLite tool.
+    const db = new Database(data, { readonly: true });
+    try {
+      expect(db.prepare('select type, body from records').all()).toEqual([{ type: 'incoming', body: '{"text":"hi","userId":"u1"}' }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('keeps records of several named bots apart, and reads filter by a bot\'s name', async () => {
+    const server = await serve(['--memory', '--key', 'pizza=k-pizza', '--key', 'taxi=k-taxi'], { TRACKING_API_KEYS: 'support=k-support' });
+    try {
+      expect(server.output()).toContain('accepting 3 API keys');
+      const post = (key: string, text: string) =>
+        fetch(`${server.url}/track?${new URLSearchParams({ platform: 'universal', v: '10.1.1-rest', type: 'incoming', apiKey: key })}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text, userId: 'u1' }) });
+      for (const [key, text] of [['k-pizza', 'a pizza'], ['k-pizza', 'another'], ['k-taxi', 'a taxi'], ['k-support', 'help']]) expect((await post(key, text)).status).toBe(200);
+      const bots = (await (await fetch(`${server.url}/api/bots`)).json()) as { bots: { name: string; records: number; bot: string }[] };
+      expect(bots.bots.map((b) => [b.name, b.records]).sort()).toEqual([['pizza', 2], ['support', 1], ['taxi', 1]]);
+      expect(JSON.stringify(bots)).not.toMatch(/k-pizza|k-taxi|k-support/);
+      const pizza = (await (await fetch(`${server.url}/api/summary?bot=pizza`)).json()) as { records: number };
+      expect(pizza.records).toBe(2);
+      const users = (await (await fetch(`${server.url}/api/users?bot=taxi`)).json()) as { users: { botName: string }[] };
+      expect(users.users).toEqual([expect.objectContaining({ userId: 'u1', botName: 'taxi' })]);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('logs one line per refused request, never its key, and a summary line of what was accepted and refused', async () => {
+    const server = await serve(['--memory', '--key', 'k-secret-1']);
+    const query = (key: string) => new URLSearchParams({ platform: 'universal', v: '10.1.1-rest', type: 'incoming', apiKey: key });
+    await fetch(`${server.url}/track?${query('k-secret-1')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'ok', userId: 'u1' }) });
+    await fetch(`${server.url}/track?${query('wrong-secret-2')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await fetch(`${server.url}/track?${query('k-secret-1')}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const log = server.errors();
+    const refusals = log.split('\n').filter((line) => line.includes('refused POST /track'));
+    expect(refusals).toHaveLength(2);
+    expect(refusals[0]).toMatch(/refused POST \/track with 401 from 127\.0\.0\.1: Unknown API key/);
+    expect(refusals[1]).toMatch(/with 415 .*Content-Type/);
+    expect(log).toMatch(/1 record accepted, 2 requests refused \(401: 1, 415: 1\)/);
+    expect(log).not.toMatch(/k-secret-1|wrong-secret-2/);
+  });
+
+  it('takes PostgreSQL from --database or TRACKING_DATABASE_URL, and says which URL (without its password) it cannot reach', async () => {
+    const flag = await runCli(['serve', '--port', '0', '--database', 'postgres://bot:pw-123@127.0.0.1:1/x']);
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toContain('postgres://bot:***@127.0.0.1:1/x');
+    expect(flag.stderr).not.toContain('pw-123');
+    const env = await runCli(['serve', '--port', '0'], { TRACKING_DATABASE_URL: 'postgresql://127.0.0.1:1/y' });
+    expect(env.code).toBe(1);
+    expect(env.stderr).toContain('Cannot reach the PostgreSQL database at postgresql://127.0.0.1:1/y');
+    const both = await runCli(['serve', '--memory', '--database', 'postgres://x/y']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--memory and --database cannot be used together');
+    const sqlite = await runCli(['serve', '--database', 'tracking.db']);
+    expect(sqlite.code).toBe(2);
+    expect(sqlite.stderr).toContain('for a SQLite file use --data FILE');
+    const retention = await runCli(['serve', '--memory', '--retention', 'forever']);
+    expect(retention.code).toBe(2);
+    expect(retention.stderr).toContain('--retention takes a number of days');
   });
 
   it('stops on SIGINT (Ctrl+C) and says which keys it accepts from the environment', async () => {

@@ -59,7 +59,7 @@ describe('transcript', () => {
 
 describe('renderTranscript and renderSummary', () => {
   const entry = (seq: number, time: string, extra: Partial<TranscriptEntry>): TranscriptEntry => ({
-    seq, time, platform: 'sms', type: 'incoming', direction: 'incoming', userId: 'u1', conversationId: 'u1', ...extra,
+    seq, time, receivedAt: time, platform: 'sms', type: 'incoming', direction: 'incoming', userId: 'u1', conversationId: 'u1', ...extra,
   });
 
   it('puts a date line before the first entry of each day and indents multi-line text', () => {

@@ -83,7 +83,7 @@ async function runShutdown(options: { closeTimeoutMs: number; answerDelayMs: num
         break; // the bot stopped taking connections
       }
       answered.push({ user, n });
-      if (signalling === undefined && answered.length >= 60 && 2 * answered.length - endpoint.store.size >= options.backlog) signalling = signal();
+      if (signalling === undefined && answered.length >= 60 && 2 * answered.length - (await endpoint.store.count()) >= options.backlog) signalling = signal();
     }
   }));
   await signalling;

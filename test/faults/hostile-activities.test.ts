@@ -209,7 +209,7 @@ describe('hostile activities through TrackingMiddleware', () => {
     await fc.assert(
       fc.asyncProperty(activityRecipe, activityRecipe, anyValue, fc.boolean(), async (recipe, outgoing, event, events) => {
         await client.flush();
-        const storedBefore = endpoint.store.size;
+        const storedBefore = (await endpoint.store.count());
         const errorsBefore = errors.length;
         const incoming = build(recipe);
         const type = incoming.type || 'message'; // TestAdapter's default
@@ -227,7 +227,7 @@ describe('hostile activities through TrackingMiddleware', () => {
         const channelEvent = !named && obj(data) && data.postback !== undefined && data.postback !== null;
         const incomingRecords = !receipt && (type === 'message' || (events && type === 'event' && ((named && name !== 'ContinueConversation') || channelEvent))) ? 1 : 0;
         const expected = tracked.ok ? incomingRecords + tracked.sentMessages + (tracked.eventTracked ? 1 : 0) : undefined;
-        const produced = endpoint.store.size - storedBefore + newErrors.length;
+        const produced = (await endpoint.store.count()) - storedBefore + newErrors.length;
         if (expected !== undefined) expect(produced).toBe(expected);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       }),
@@ -239,7 +239,7 @@ describe('hostile activities through TrackingMiddleware', () => {
   it('never pollute Object.prototype, whatever keys the activity carries', async () => {
     const before = Object.getOwnPropertyNames(Object.prototype).sort();
     await client.flush();
-    const storedBefore = endpoint.store.size;
+    const storedBefore = (await endpoint.store.count());
     const errorsBefore = errors.length;
     for (const bomb of protoBombs) {
       const adapter = new TestAdapter(async (context) => void (await context.sendActivity({ text: 'reply', channelData: bomb() } as Partial<Activity>)));
@@ -252,7 +252,7 @@ describe('hostile activities through TrackingMiddleware', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);
     // The endpoint stored what it was sent, without keys that could alter prototypes.
-    const stored = endpoint.store.records().slice(storedBefore);
+    const stored = (await endpoint.store.records({ limit: 1_000_000 })).slice(storedBefore);
     const refused = errors.slice(errorsBefore);
     expect(refused.map((e) => e.name).filter((n) => n !== 'TrackingValidationError')).toEqual([]);
     expect(stored.length + refused.length).toBe(protoBombs.length * 4);
@@ -274,25 +274,25 @@ describe('hostile activities through TrackingMiddleware', () => {
 
   it('record a messenger reply to an activity whose id holds a lone surrogate (the channel address is still built)', async () => {
     const errorsBefore = errors.length;
-    const storedBefore = endpoint.store.size;
+    const storedBefore = (await endpoint.store.count());
     const adapter = new TestAdapter(async (context) => void (await context.sendActivity('reply')));
     adapter.use(new TrackingMiddleware({ client, messengerAccessToken: TOKEN }));
     await adapter.processActivity({ type: 'message', text: 'hi', id: 'mid.\ud800', channelId: 'facebook', from: { id: 'psid-1', name: '' }, conversation: { id: 'conv-\udc00' } as Activity['conversation'], serviceUrl: 'https://channel.example/' } as Partial<Activity>);
     await client.flush();
     expect(errors.slice(errorsBefore)).toEqual([]);
-    const [, outgoing] = endpoint.store.records().slice(storedBefore);
+    const [, outgoing] = (await endpoint.store.records({ limit: 1_000_000 })).slice(storedBefore);
     expect((outgoing.body as { uri: string }).uri).toBe('https://channel.example/v3/conversations/conv-%EF%BF%BD/activities/mid.%EF%BF%BD');
   });
 
   it('record a message whose channel or conversation id is not a string (a Symbol, an object without prototype)', async () => {
     const errorsBefore = errors.length;
-    const storedBefore = endpoint.store.size;
+    const storedBefore = (await endpoint.store.count());
     const adapter = new TestAdapter(async (context) => void (await context.sendActivity('reply')));
     adapter.use(new TrackingMiddleware({ client }));
     await adapter.processActivity({ type: 'message', text: 'a', from: { id: 'u-sym', name: '' }, conversation: { id: Symbol('c') } } as unknown as Partial<Activity>);
     await adapter.processActivity({ type: 'message', text: 'b', from: { id: 'u-sym', name: '' }, channelId: Object.create(null), conversation: { id: Object.create(null) } } as unknown as Partial<Activity>);
     await client.flush();
     expect(errors.slice(errorsBefore)).toEqual([]);
-    expect(endpoint.store.records().slice(storedBefore).map((r) => (r.body as { text: string }).text)).toEqual(['a', 'reply', 'b', 'reply']);
+    expect((await endpoint.store.records({ limit: 1_000_000 })).slice(storedBefore).map((r) => (r.body as { text: string }).text)).toEqual(['a', 'reply', 'b', 'reply']);
   });
 });

@@ -152,7 +152,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   const endpoint = await startTrackingEndpoint({
     port: 0,
     apiKeys: [API_KEY],
-    dataFile: dir === undefined ? false : join(dir, 'records.ndjson'),
+    database: dir === undefined ? false : join(dir, 'tracking.db'),
     log: (line) => endpointLog.push(line),
     closeGraceMs: 200,
   });

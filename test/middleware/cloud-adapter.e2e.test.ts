@@ -257,7 +257,7 @@ describe("with the package's local tracking endpoint", () => {
       await post(server.url, activity({ type: 'event', name: 'webchat/join', value: { lang: 'en' }, text: undefined }));
       await client.flush();
       expect(errors).toEqual([]);
-      expect(endpoint.store.records().map((r) => [r.platform, r.type])).toEqual([
+      expect((await (await endpoint.store.records({ limit: 1_000_000 }))).map((r) => [r.platform, r.type])).toEqual([
         ['universal', 'incoming'],
         ['universal', 'event'],
         ['universal', 'outgoing'],

@@ -1,11 +1,12 @@
 /**
  * `GET /api/events`: a server-sent event stream that tells readers (the page) when records
- * arrive, so they can fetch what changed. Each stream is sent a comment now and then so the
+ * arrive, so they can fetch what changed: records this endpoint stored, and on PostgreSQL those
+ * any endpoint on the same database stored. Each stream is sent a comment now and then so the
  * server's idle-socket timeout never cuts it, is dropped when its reader stops reading, and is
  * ended at once when the endpoint closes. The number of streams is capped.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ReadModel } from '../read/read-model.js';
+import type { RecordStore } from '../store/store.js';
 import { sendError } from '../http/respond.js';
 import type { RecordsEvent } from '../types.js';
 
@@ -30,10 +31,13 @@ export class LiveFeed {
   private readonly unsubscribe: () => void;
   private heartbeat: NodeJS.Timeout | undefined;
   private pending: NodeJS.Timeout | undefined;
+  /** The state for the next event is being read from the store. */
+  private reading = false;
+  private changedWhileReading = false;
   private closed = false;
 
-  constructor(private readonly read: ReadModel, private readonly options: LiveFeedOptions) {
-    this.unsubscribe = read.onRecord(() => this.schedule());
+  constructor(private readonly store: RecordStore, private readonly options: LiveFeedOptions) {
+    this.unsubscribe = store.watch(() => this.schedule());
   }
 
   /** Streams open now. */
@@ -41,9 +45,11 @@ export class LiveFeed {
     return this.streams.size;
   }
 
-  private current(): string {
-    const summary: RecordsEvent = { lastSeq: this.read.lastSeq, records: this.read.summary().records };
-    return `event: records\ndata: ${JSON.stringify(summary)}\n\n`;
+  /** The `records` event: where the store stands now. */
+  private async current(): Promise<string> {
+    const [lastSeq, records] = await Promise.all([this.store.lastSeq(), this.store.count()]);
+    const state: RecordsEvent = { lastSeq, records };
+    return `event: records\ndata: ${JSON.stringify(state)}\n\n`;
   }
 
   /**
@@ -65,9 +71,15 @@ export class LiveFeed {
       res.end();
       return;
     }
-    res.write(`retry: ${RETRY_MS}\n${this.current()}`);
+    res.write(`retry: ${RETRY_MS}\n`);
     this.streams.add(res);
     res.on('close', () => this.drop(res));
+    this.current().then(
+      (event) => {
+        if (this.streams.has(res)) res.write(event);
+      },
+      () => undefined, // the database is away: the next change (or the reader's reconnect) brings it
+    );
     this.heartbeat ??= setInterval(() => this.send(': keep-alive\n\n'), this.options.heartbeatMs).unref();
   }
 
@@ -88,11 +100,30 @@ export class LiveFeed {
     }
   }
 
+  /**
+   * Sends the latest state to every stream, at most once per `coalesceMs`. A change that comes
+   * while the state is being read is sent in one more event after it, never lost.
+   */
   private schedule(): void {
-    if (this.pending || this.streams.size === 0) return;
+    if (this.streams.size === 0 || this.closed) return;
+    if (this.pending) {
+      if (this.reading) this.changedWhileReading = true;
+      return;
+    }
     this.pending = setTimeout(() => {
-      this.pending = undefined;
-      this.send(this.current());
+      this.reading = true;
+      this.current()
+        .then((event) => {
+          if (!this.closed) this.send(event);
+        }, () => undefined)
+        .finally(() => {
+          this.pending = undefined;
+          this.reading = false;
+          if (this.changedWhileReading) {
+            this.changedWhileReading = false;
+            this.schedule();
+          }
+        });
     }, this.options.coalesceMs ?? 50).unref();
   }
 

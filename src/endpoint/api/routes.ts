@@ -1,11 +1,13 @@
 /** The endpoint's route table: tracking, the JSON read side, live updates, and the page at `/`. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleIntents, handleRecord, handleTimeseries } from './analytics-api.js';
+import { recordsPerBot } from '../read/charts.js';
 import { pageRoutes } from '../page/serve.js';
 import { handleConversations, handleSummary, handleTranscript, handleUsers } from './read-api.js';
-import { sendJson } from '../http/respond.js';
+import { sendError, sendJson } from '../http/respond.js';
 import type { EndpointContext, Route, Target } from '../http/router.js';
 import { handleTrack } from './track.js';
+import type { BotsResponse } from '../types.js';
 
 /** What `GET /api` (and `GET /` for clients that do not ask for HTML) lists. */
 const INDEX = {
@@ -14,19 +16,39 @@ const INDEX = {
   routes: {
     'POST /track?platform=&v=&type=&apiKey=': 'record an incoming or outgoing message or an event (as the tracking spec describes)',
     'GET /': 'in a browser: transcripts and charts, updated live (off loopback: /?key=KEY)',
-    'GET /api/users': 'users, most recently active first (?limit=N, ?platform=P, ?intent=I)',
-    'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?platform=P, ?intent=I)',
-    'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID)',
+    'GET /api/users': 'users, most recently active first (?limit=N, ?intent=I, and the filter)',
+    'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?intent=I, and the filter)',
+    'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
     'GET /api/record?seq=N': 'one stored record as received, platformJson included',
-    'GET /api/summary': 'counts by type, platform, intent and event type; revenue totals',
-    'GET /api/timeseries': 'messages in and out, events, NotHandled and revenue per bucket (?bucket=auto|minute|hour|day, ?limit=N)',
-    'GET /api/intents': 'messages per intent, most used first; incoming and NotHandled totals (?limit=N)',
+    'GET /api/summary': 'counts by type, platform, intent and event type; revenue totals (and the filter)',
+    'GET /api/timeseries': 'messages in and out, events, NotHandled and revenue per bucket (?bucket=auto|minute|hour|day, ?limit=N, and the filter)',
+    'GET /api/intents': 'messages per intent, most used first; incoming and NotHandled totals (?limit=N, and the filter)',
+    'GET /api/bots': 'the bots that sent records, with the names given to their keys',
     'GET /api/events': 'server-sent events: a "records" event whenever records arrive',
+    'GET /healthz': 'for load balancers: 200 when the database answers, else 503',
   },
+  filter: '?bot=NAME|FINGERPRINT &platform=P &channel=C &from=2026-11-01 &to=2026-12-01 (to is exclusive; dates, date-times or epoch ms)',
 };
 
 function handleIndex(_req: IncomingMessage, res: ServerResponse): void {
   sendJson(res, 200, INDEX);
+}
+
+/** `GET /healthz`: 200 `{ ok: true, database }` when the database answers, 503 when it does not. */
+async function handleHealth(_req: IncomingMessage, res: ServerResponse, _target: Target, { store }: EndpointContext): Promise<void> {
+  try {
+    await store.ping();
+    sendJson(res, 200, { ok: true, database: store.kind });
+  } catch {
+    sendError(res, 503, `The database (${store.kind}) does not answer.`, undefined, { 'Retry-After': 5 });
+  }
+}
+
+/** `GET /api/bots`: each bot that sent records (its key's fingerprint), with the name given to its key, and its record count. */
+async function handleBots(_req: IncomingMessage, res: ServerResponse, _target: Target, { store, keys }: EndpointContext): Promise<void> {
+  const bots = await recordsPerBot(store);
+  const body: BotsResponse = { bots: bots.map(({ bot, records }) => ({ bot, name: keys.nameOf(bot) ?? null, records })) };
+  sendJson(res, 200, body);
 }
 
 function handleEvents(req: IncomingMessage, res: ServerResponse, _target: Target, { live }: EndpointContext): void {
@@ -46,6 +68,8 @@ export function createRoutes(): Map<string, Route> {
     ['/api/summary', { methods: { GET: handleSummary }, read: true }],
     ['/api/timeseries', { methods: { GET: handleTimeseries }, read: true }],
     ['/api/intents', { methods: { GET: handleIntents }, read: true }],
+    ['/api/bots', { methods: { GET: handleBots }, read: true }],
     ['/api/events', { methods: { GET: handleEvents }, read: true }],
+    ['/healthz', { methods: { GET: handleHealth }, anyHost: true }],
   ]);
 }

@@ -3,12 +3,13 @@
  * body, in that order, then stores the record and answers `{ ok: true, id }` once it is written.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { check, genericSchema, isPlainObject, validate, type ValidationIssue } from '../../protocol/index.js';
+import { check, genericSchema, validate, type ValidationIssue } from '../../protocol/index.js';
 import { readBody } from '../http/body.js';
 import { sendError, sendJson } from '../http/respond.js';
 import type { EndpointContext, Target } from '../http/router.js';
 import { parseBody } from '../http/safe-json.js';
 import { checkTrackQuery, type TrackTarget } from './track-query.js';
+import { stripAccessTokens } from '../store/tokens.js';
 import type { TrackAccepted } from '../types.js';
 
 /** `application/json`, with or without parameters such as `charset`. */
@@ -38,28 +39,6 @@ function bodyProblems(target: TrackTarget, body: unknown, context: EndpointConte
 /** JSON text on one line: in valid JSON, line breaks can only be whitespace between tokens. */
 function oneLine(text: string): string {
   return /[\r\n]/.test(text) ? text.replace(/[\r\n]+/g, ' ').trim() : text.trim();
-}
-
-/** What the endpoint stores instead of a messenger page access token: it has no use for the token, and keeping it would be a liability. */
-export const ACCESS_TOKEN_MARKER = '[access token removed by the endpoint]';
-
-/**
- * Replaces a messenger outgoing record's page access token (`qs.access_token`, and an
- * `access_token` in its `uri`'s query) with `ACCESS_TOKEN_MARKER`, in place. Returns whether it changed anything.
- */
-export function stripAccessTokens(body: unknown): boolean {
-  if (!isPlainObject(body)) return false;
-  let changed = false;
-  const qs = body.qs;
-  if (isPlainObject(qs) && typeof qs.access_token === 'string' && qs.access_token !== ACCESS_TOKEN_MARKER) {
-    qs.access_token = ACCESS_TOKEN_MARKER;
-    changed = true;
-  }
-  if (typeof body.uri === 'string' && /[?&]access_token=/i.test(body.uri)) {
-    body.uri = body.uri.replace(/([?&]access_token=)[^&#]*/gi, `$1${encodeURIComponent(ACCESS_TOKEN_MARKER)}`);
-    changed = true;
-  }
-  return changed;
 }
 
 /** Handles `POST /track`. Never rejects for bad input: every problem is a 4xx with a JSON body. */

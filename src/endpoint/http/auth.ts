@@ -16,13 +16,32 @@ const MAX_CACHED = 1024;
 export class KeyPolicy {
   private readonly keys: ReadonlySet<string>;
   private readonly fingerprints = new Map<string, string>();
+  /** Bot name → fingerprint, and back, for the keys given a name. */
+  private readonly byName = new Map<string, string>();
+  private readonly names = new Map<string, string>();
 
   /**
    * @param keys Accepted API keys; empty to accept any key that is not a placeholder.
    * @param loopbackOnly True when the endpoint listens on a loopback address only; reads then need no key.
+   * @param botNames The names given to some keys (key → name).
    */
-  constructor(keys: readonly string[], private readonly loopbackOnly: boolean) {
+  constructor(keys: readonly string[], private readonly loopbackOnly: boolean, botNames: ReadonlyMap<string, string> = new Map()) {
     this.keys = new Set(keys);
+    for (const [key, name] of botNames) {
+      const bot = this.fingerprint(key);
+      this.byName.set(name, bot);
+      this.names.set(bot, name);
+    }
+  }
+
+  /** The name given to a bot's key, if any. */
+  nameOf(bot: string): string | undefined {
+    return this.names.get(bot);
+  }
+
+  /** The bot a reader means by `nameOrBot`: a name given to a key, else the fingerprint as given. */
+  botFor(nameOrBot: string): string {
+    return this.byName.get(nameOrBot) ?? nameOrBot;
   }
 
   /** True when no keys are configured and any non-placeholder key is accepted. */

@@ -18,8 +18,18 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/** Why each refused request was refused (the error it was sent), for the endpoint's log. */
+const reasons = new WeakMap<ServerResponse, string>();
+
+/** The error a refused response was sent with, if any (never holds a key: error messages never quote one). */
+export function refusalReason(res: ServerResponse): string | undefined {
+  return reasons.get(res);
+}
+
 /** Sends `{ ok: false, error, problems? }` with `status`. */
 export function sendError(res: ServerResponse, status: number, error: string, problems?: ValidationIssue[], headers?: Headers): void {
   const body: ErrorBody = problems ? { ok: false, error, problems } : { ok: false, error };
+  const detail = problems?.[0] ? ` (${problems[0].path}: expected ${problems[0].expected})` : '';
+  reasons.set(res, `${error}${detail}`);
   sendJson(res, status, body, headers);
 }

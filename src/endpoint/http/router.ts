@@ -9,7 +9,8 @@ import type { LiveFeed } from '../api/live.js';
 import type { ResolvedOptions } from '../options.js';
 import { hostHeaderName, isLoopback } from './hosts.js';
 import { sendError } from './respond.js';
-import type { RecordStore } from '../store/store.js';
+import { StoreUnavailableError, type RecordStore } from '../store/store.js';
+import type { RequestLog } from './request-log.js';
 
 /** What every handler can use. */
 export interface EndpointContext {
@@ -18,6 +19,8 @@ export interface EndpointContext {
   keys: KeyPolicy;
   /** The `/api/events` streams. */
   live: LiveFeed;
+  /** Counts and logs refused requests. */
+  requests: RequestLog;
 }
 
 /** The parsed request target. */
@@ -33,6 +36,8 @@ export interface Route {
   methods: Partial<Record<'GET' | 'POST', Handler>>;
   /** Reads tracked data: on a non-loopback address it needs a key. */
   read?: boolean;
+  /** Answers whatever the `Host` (a load balancer's health check by address): it reveals nothing. */
+  anyHost?: boolean;
 }
 
 function parseTarget(url: string): Target {
@@ -57,13 +62,14 @@ function parseTarget(url: string): Target {
 /** Routes one request. Never throws and never rejects. */
 export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessage, res: ServerResponse, context: EndpointContext): void {
   try {
-    if (!hostAllowed(req, context.options)) {
+    const target = parseTarget(req.url ?? '/');
+    context.requests.watch(req, res, target.path);
+    const route = routes.get(target.path);
+    if (!route?.anyHost && !hostAllowed(req, context.options)) {
       // A request addressed to a name that is not the endpoint's (DNS rebinding): writes included.
       sendError(res, 403, 'This endpoint answers only requests addressed to its own name (localhost, the address it listens on, or a name given with allowedHosts / --allowed-host).');
       return;
     }
-    const target = parseTarget(req.url ?? '/');
-    const route = routes.get(target.path);
     if (!route) {
       sendError(res, 404, `Nothing at ${target.path.slice(0, 100)}. Tracking requests go to POST /track; the index at /api lists the read endpoints.`);
       return;
@@ -97,6 +103,12 @@ function hostAllowed(req: IncomingMessage, options: ResolvedOptions): boolean {
 }
 
 function fail(res: ServerResponse, context: EndpointContext, error: unknown): void {
+  if (error instanceof StoreUnavailableError || context.store.isUnavailable(error)) {
+    // The database went away (or cannot write): a passing state, not a bug. Say when to come back.
+    if (!res.headersSent) sendError(res, 503, 'The database is not reachable right now; try again shortly.', undefined, { 'Retry-After': 5 });
+    else res.destroy();
+    return;
+  }
   context.options.log(`tracking endpoint: unexpected error: ${(error as Error)?.stack ?? String(error)}`);
   if (!res.headersSent) sendError(res, 500, 'The endpoint hit an unexpected error; the request was not processed. See the endpoint\'s log.');
   else res.destroy();

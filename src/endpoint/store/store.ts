@@ -1,91 +1,371 @@
 /**
- * The record store: assigns `seq` and `receivedAt`, appends to the data file, and keeps the
- * in-memory records and read indexes. A record becomes visible to reads only once it is written.
+ * The record store: one interface, two databases behind it (SQLite by default, PostgreSQL to run
+ * several endpoints on one database). It numbers and timestamps each accepted record and writes
+ * it, with everything the read side needs, in one transaction; an append resolves only once that
+ * transaction is committed. Appends that arrive together are committed together (one transaction
+ * per batch), and a batch that fails is retried record by record, so that one record the database
+ * refuses never takes the others down with it.
+ *
+ * Nothing above store/ knows which database it talks to: the read side receives the Kysely handle
+ * and the dialect helpers with the store.
  */
-import { Journal } from './journal.js';
-import { ReadModel } from '../read/read-model.js';
-import { formatRecordLine } from './record-line.js';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Dialect, DialectName } from './dialect.js';
+import { batchRows, type BatchRows, type RecordWithJson } from './rows.js';
+import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
 /** A record to store: everything but what the store assigns. */
-export type NewRecord = Omit<StoredRecord, 'seq' | 'receivedAt'>;
+export type NewRecord = Omit<StoredRecord, 'seq' | 'receivedAt' | 'occurredAt'>;
 
-/** Where the store keeps its records. */
-export interface StoreOptions {
-  /** Absolute path of the NDJSON data file, or `false` to keep records in memory only. */
-  dataFile: string | false;
-  /** Flush each write to disk (`fdatasync`) before acknowledging. Default `false`: the OS writes it back. */
-  fsync?: boolean;
+/** The database-specific part of a store (sqlite.ts, postgres.ts). */
+export interface Backend {
+  readonly dialect: Dialect;
+  readonly db: Kysely<Database>;
+  /** What to show users: the SQLite file (or `:memory:`), or the PostgreSQL URL without its password. */
+  readonly location: string;
+  /** Numbers for `count` new records, in increasing order, inside the batch's transaction. */
+  allocateSeqs(trx: Transaction<Database>, count: number): Promise<number[]>;
+  /** Runs inside the batch's transaction, last (PostgreSQL: NOTIFY the other endpoints). */
+  beforeCommit?(trx: Transaction<Database>, lastSeq: number): Promise<void>;
+  /**
+   * Calls `listener` whenever records may have been committed by another process, or when news of
+   * them may have been missed (a lost connection). Returns the function that stops it.
+   */
+  watchOthers?(listener: () => void): () => void;
+  /** Whether a failure means the database cannot be reached or cannot write now (rather than a bad record). */
+  isUnavailable(error: unknown): boolean;
+  close(): Promise<void>;
 }
 
-/** Stored records and the read side over them. */
+/** The database could not store the record (unreachable, full, read-only): nothing was stored. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+interface PendingAppend {
+  record: StoredRecord;
+  json: string;
+  resolve(record: StoredRecord): void;
+  reject(error: unknown): void;
+}
+
+/** Most records in one transaction. */
+const MAX_BATCH = 500;
+/** Rows per INSERT statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const ROWS_PER_INSERT = 400;
+
+function chunks<T>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) out.push(rows.slice(i, i + ROWS_PER_INSERT));
+  return out;
+}
+
+/** The row of the records table as a `StoredRecord`. */
+export function recordOf(row: Selectable<Database['records']>, dialect: Dialect): StoredRecord {
+  return {
+    seq: Number(row.seq),
+    receivedAt: new Date(Number(row.received_at)).toISOString(),
+    occurredAt: new Date(Number(row.occurred_at)).toISOString(),
+    platform: row.platform,
+    platformKind: row.platform_kind as StoredRecord['platformKind'],
+    v: row.v as StoredRecord['v'],
+    type: row.type as StoredRecord['type'],
+    bot: row.bot,
+    body: dialect.bodyOf(row.body),
+  };
+}
+
+/** Stored records, and the database they are in. Open one with `openStore` (open.ts). */
 export class RecordStore {
-  /** Indexes for the read endpoints: users, conversations, transcripts, summary. */
-  readonly read = new ReadModel();
-  /** 1-based line numbers of data-file lines skipped on load (torn or unreadable). */
-  readonly skippedLines: readonly number[];
-  private readonly all: StoredRecord[] = [];
-  private nextSeq = 1;
+  /** The Kysely handle the read side queries through. */
+  readonly db: Kysely<Database>;
+  /** Where the two databases differ. */
+  readonly dialect: Dialect;
+  private queue: PendingAppend[] = [];
+  private draining: Promise<void> | undefined;
+  private readonly listeners = new Set<() => void>();
+  private stopWatching: (() => void) | undefined;
+  private closed = false;
 
-  private constructor(private readonly journal: Journal | undefined, loaded: StoredRecord[], skippedLines: number[]) {
-    this.skippedLines = skippedLines;
-    for (const record of loaded) this.index(record);
+  constructor(private readonly backend: Backend) {
+    this.db = backend.db;
+    this.dialect = backend.dialect;
+  }
+
+  /** `sqlite` or `postgres`. */
+  get kind(): DialectName {
+    return this.dialect.name;
+  }
+
+  /** The SQLite file (`:memory:` when in memory), or the PostgreSQL URL without its password. */
+  get location(): string {
+    return this.backend.location;
   }
 
   /**
-   * Opens a store, reading back every record already in the data file.
-   * Rejects with a `TrackingEndpointError` when the data file cannot be used.
+   * Stores a record and resolves with it once it is committed. `bodyJson`, when given, must be
+   * the body's JSON text (saves serialising it again). Rejects, with nothing stored, when the
+   * database refuses it: a `StoreUnavailableError` when it cannot write now (unreachable, disk
+   * full), the database's own error when it refused this record.
    */
-  static async open(options: StoreOptions): Promise<RecordStore> {
-    if (options.dataFile === false) return new RecordStore(undefined, [], []);
-    const { journal, contents } = await Journal.open(options.dataFile, { fsync: options.fsync ?? false });
-    return new RecordStore(journal, contents.records, contents.skippedLines);
+  append(input: NewRecord, bodyJson?: string): Promise<StoredRecord> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed.'));
+    const receivedAt = new Date().toISOString();
+    const record: StoredRecord = { seq: 0, receivedAt, occurredAt: receivedAt, ...input };
+    const json = bodyJson ?? JSON.stringify(input.body);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ record, json, resolve, reject });
+      this.draining ??= new Promise<void>((done) => setImmediate(done)).then(() => this.drain());
+    });
   }
 
-  /** True when records are written to a data file, false when they are kept in memory only. */
-  get persistent(): boolean {
-    return this.journal !== undefined;
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        try {
+          await this.write(batch);
+        } catch (error) {
+          if (batch.length === 1 || this.backend.isUnavailable(error)) {
+            const failure = this.backend.isUnavailable(error) ? new StoreUnavailableError(`The database cannot store records now: ${(error as Error)?.message ?? error}`, { cause: error }) : error;
+            for (const pending of batch) pending.reject(failure);
+          } else {
+            // One record the database refuses must not fail the batch: each on its own.
+            for (const pending of batch) await this.write([pending]).catch((single) => pending.reject(single));
+          }
+        }
+      }
+    } finally {
+      this.draining = undefined;
+    }
   }
 
-  /** Number of records stored. */
-  get size(): number {
-    return this.all.length;
+  /** Writes one batch in one transaction; resolves each append once it is committed. */
+  private async write(batch: PendingAppend[]): Promise<void> {
+    let stored: StoredRecord[] = [];
+    await this.db.transaction().execute(async (trx) => {
+      stored = await this.writeRecords(trx, batch);
+      await this.backend.beforeCommit?.(trx, stored[stored.length - 1].seq);
+    });
+    batch.forEach((pending, i) => pending.resolve(stored[i]));
+    this.notify();
   }
 
-  /** All records in `seq` order. Do not modify them. */
-  records(): readonly StoredRecord[] {
-    return this.all;
-  }
-
-  private index(record: StoredRecord): void {
-    this.all.push(record);
-    if (record.seq >= this.nextSeq) this.nextSeq = record.seq + 1;
-    this.read.add(record);
+  /** Numbers the records, and writes them and what they add to the summary tables, in `trx`. Returns them as stored. */
+  private async writeRecords(trx: Transaction<Database>, batch: readonly { record: StoredRecord; json: string }[]): Promise<StoredRecord[]> {
+    const seqs = await this.backend.allocateSeqs(trx, batch.length);
+    const numbered: RecordWithJson[] = batch.map(({ record, json }, i) => ({ record: { ...record, seq: seqs[i] }, json }));
+    const rows = batchRows(numbered, this.dialect);
+    await this.insert(trx, rows);
+    return numbered.map(({ record }, i) => ({ ...record, occurredAt: new Date(rows.records[i].occurred_at).toISOString() }));
   }
 
   /**
-   * Stores a record and resolves with it once it is in the data file. `bodyJson`, when given,
-   * is the body's JSON text on one line (saves serialising it again). Rejects with the file
-   * system's error when the write fails; the record is then not stored.
+   * Imports records kept elsewhere (their `receivedAt` is kept; they are numbered anew) in ONE
+   * transaction, together with the note that `source` was imported: an import is all or nothing,
+   * and a source is never imported twice. Resolves with the number imported, or `undefined` when
+   * `source` was imported before.
    */
-  async append(input: NewRecord, bodyJson?: string): Promise<StoredRecord> {
-    const record: StoredRecord = {
-      seq: this.nextSeq++,
-      receivedAt: new Date().toISOString(),
-      platform: input.platform,
-      platformKind: input.platformKind,
-      v: input.v,
-      type: input.type,
-      bot: input.bot,
-      body: input.body,
+  async importOnce(source: string, records: AsyncIterable<{ record: NewRecord & { receivedAt: string }; json: string }>): Promise<number | undefined> {
+    let count: number | undefined;
+    await this.db.transaction().execute(async (trx) => {
+      const done = await trx.selectFrom('imports').select('records').where('source', '=', source).executeTakeFirst();
+      if (done !== undefined) return;
+      count = 0;
+      let batch: { record: StoredRecord; json: string }[] = [];
+      const flush = async () => {
+        if (batch.length === 0) return;
+        await this.writeRecords(trx, batch);
+        count! += batch.length;
+        batch = [];
+      };
+      for await (const { record, json } of records) {
+        batch.push({ record: { seq: 0, occurredAt: record.receivedAt, ...record }, json });
+        if (batch.length >= MAX_BATCH) await flush();
+      }
+      await flush();
+      await trx.insertInto('imports').values({ source, records: count, imported_at: Date.now() }).execute();
+      if (count > 0) await this.backend.beforeCommit?.(trx, await this.lastSeqIn(trx));
+    });
+    if (count) this.notify();
+    return count;
+  }
+
+  private async lastSeqIn(trx: Transaction<Database>): Promise<number> {
+    const row = await trx.selectFrom('records').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+    return Number(row?.seq ?? 0);
+  }
+
+  private async insert(trx: Transaction<Database>, rows: BatchRows): Promise<void> {
+    const { least, greatest } = this.dialect;
+    for (const part of chunks(rows.records)) await trx.insertInto('records').values(part).execute();
+    for (const part of chunks(rows.entries)) await trx.insertInto('entries').values(part).execute();
+    for (const part of chunks(rows.users)) {
+      await trx.insertInto('users').values(part)
+        .onConflict((oc) => oc.columns(['bot', 'user_id']).doUpdateSet((eb) => ({
+          name: eb.fn.coalesce('excluded.name', 'users.name'),
+          first_at: least(eb.ref('users.first_at'), eb.ref('excluded.first_at')),
+          last_at: greatest(eb.ref('users.last_at'), eb.ref('excluded.last_at')),
+          platform: eb.case().when('excluded.last_at', '>=', eb.ref('users.last_at')).then(eb.ref('excluded.platform')).else(eb.ref('users.platform')).end(),
+          channel: eb.case()
+            .when(eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.last_at', '>=', eb.ref('users.last_at')), eb('users.channel', '=', '')])]))
+            .then(eb.ref('excluded.channel')).else(eb.ref('users.channel')).end(),
+          messages: eb('users.messages', '+', eb.ref('excluded.messages')),
+          events: eb('users.events', '+', eb.ref('excluded.events')),
+        })))
+        .execute();
+    }
+    for (const part of chunks(rows.conversations)) {
+      await trx.insertInto('conversations').values(part)
+        .onConflict((oc) => oc.columns(['bot', 'conversation_id']).doUpdateSet((eb) => ({
+          first_at: least(eb.ref('conversations.first_at'), eb.ref('excluded.first_at')),
+          last_at: greatest(eb.ref('conversations.last_at'), eb.ref('excluded.last_at')),
+          platform: eb.case().when('excluded.last_at', '>=', eb.ref('conversations.last_at')).then(eb.ref('excluded.platform')).else(eb.ref('conversations.platform')).end(),
+          channel: eb.case()
+            .when(eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.last_at', '>=', eb.ref('conversations.last_at')), eb('conversations.channel', '=', '')])]))
+            .then(eb.ref('excluded.channel')).else(eb.ref('conversations.channel')).end(),
+          messages: eb('conversations.messages', '+', eb.ref('excluded.messages')),
+          events: eb('conversations.events', '+', eb.ref('excluded.events')),
+        })))
+        .execute();
+    }
+    for (const part of chunks(rows.conversationUsers)) {
+      await trx.insertInto('conversation_users').values(part)
+        .onConflict((oc) => oc.columns(['bot', 'conversation_id', 'user_id']).doUpdateSet((eb) => ({
+          first_at: least(eb.ref('conversation_users.first_at'), eb.ref('excluded.first_at')),
+        })))
+        .execute();
+    }
+    for (const part of chunks(rows.hourly)) {
+      await trx.insertInto('hourly').values(part)
+        .onConflict((oc) => oc.columns(['bot', 'hour', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type']).doUpdateSet((eb) => ({
+          records: eb('hourly.records', '+', eb.ref('excluded.records')),
+          entries: eb('hourly.entries', '+', eb.ref('excluded.entries')),
+          ai_generated: eb('hourly.ai_generated', '+', eb.ref('excluded.ai_generated')),
+          revenue: eb('hourly.revenue', '+', eb.ref('excluded.revenue')),
+        })))
+        .execute();
+    }
+    for (const part of chunks(rows.userDays)) {
+      await trx.insertInto('user_days').values(part)
+        .onConflict((oc) => oc.columns(['bot', 'user_id', 'day', 'platform', 'channel']).doUpdateSet((eb) => ({
+          messages: eb('user_days.messages', '+', eb.ref('excluded.messages')),
+          events: eb('user_days.events', '+', eb.ref('excluded.events')),
+        })))
+        .execute();
+    }
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` after records are committed: by this endpoint at once, by other endpoints
+   * on the same PostgreSQL database as the notification arrives (and after a lost connection to
+   * it comes back, since news may have been missed). Returns the function that stops it.
+   */
+  watch(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (this.listeners.size === 1 && this.backend.watchOthers) this.stopWatching = this.backend.watchOthers(() => this.notify());
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) {
+        this.stopWatching?.();
+        this.stopWatching = undefined;
+      }
     };
-    if (this.journal) await this.journal.append(formatRecordLine(record, bodyJson));
-    this.index(record);
-    return record;
   }
 
-  /** Waits for pending writes and closes the data file. Safe to call twice. */
+  /** The record numbered `seq`, or `undefined`. */
+  async record(seq: number): Promise<StoredRecord | undefined> {
+    const row = await this.db.selectFrom('records').selectAll().where('seq', '=', seq).executeTakeFirst();
+    return row === undefined ? undefined : recordOf(row, this.dialect);
+  }
+
+  /** Records in `seq` order: those after `after` (default 0), at most `limit` (default 1000). */
+  async records(options: { after?: number; limit?: number } = {}): Promise<StoredRecord[]> {
+    const rows = await this.db.selectFrom('records').selectAll().where('seq', '>', options.after ?? 0).orderBy('seq').limit(options.limit ?? 1000).execute();
+    return rows.map((row) => recordOf(row, this.dialect));
+  }
+
+  /** How many records are stored. */
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('records').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The highest `seq` stored; `0` when nothing is. */
+  async lastSeq(): Promise<number> {
+    const row = await this.db.selectFrom('records').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+    return Number(row?.seq ?? 0);
+  }
+
+  /** Whether an error of the database means it cannot be reached or cannot write now (rather than a bug or a bad record). */
+  isUnavailable(error: unknown): boolean {
+    return error instanceof StoreUnavailableError || this.backend.isUnavailable(error);
+  }
+
+  /** Rejects when the database cannot be reached (for `/healthz`). */
+  async ping(): Promise<void> {
+    await this.db.selectFrom('records').select('seq').limit(1).execute();
+  }
+
+  /**
+   * Deletes what happened before `cutoff` (ms): records, their entries, and the counts over them;
+   * users and conversations not active since are forgotten, and the others' first activity and
+   * counts are recomputed from what is left. One transaction. Resolves with the records deleted.
+   */
+  async deleteBefore(cutoff: number): Promise<number> {
+    const HOUR = 3_600_000;
+    const DAY = 86_400_000;
+    return this.db.transaction().execute(async (trx) => {
+      const deleted = await trx.deleteFrom('records').where('occurred_at', '<', cutoff).executeTakeFirst();
+      await trx.deleteFrom('entries').where('occurred_at', '<', cutoff).execute();
+      await trx.deleteFrom('hourly').where('hour', '<=', cutoff - HOUR).execute();
+      await trx.deleteFrom('user_days').where('day', '<=', cutoff - DAY).execute();
+      await trx.deleteFrom('users').where('last_at', '<', cutoff).execute();
+      await trx.deleteFrom('conversations').where('last_at', '<', cutoff).execute();
+      await trx.deleteFrom('conversation_users').where(({ not, exists, selectFrom }) => not(exists(
+        selectFrom('conversations as c').select('c.bot').whereRef('c.bot', '=', 'conversation_users.bot').whereRef('c.conversation_id', '=', 'conversation_users.conversation_id'),
+      ))).execute();
+      await trx.updateTable('users').where('first_at', '<', cutoff).set((eb) => ({
+        first_at: eb.fn.coalesce(
+          eb.selectFrom('entries as e').select((e) => e.fn.min('e.occurred_at').as('t')).whereRef('e.user_id', '=', 'users.user_id').whereRef('e.bot', '=', 'users.bot'),
+          eb.ref('users.last_at'),
+        ),
+        messages: eb.selectFrom('entries as e').select((e) => e.fn.countAll<number>().as('n')).whereRef('e.user_id', '=', 'users.user_id').whereRef('e.bot', '=', 'users.bot').where('e.direction', '<>', 'event'),
+        events: eb.selectFrom('entries as e').select((e) => e.fn.countAll<number>().as('n')).whereRef('e.user_id', '=', 'users.user_id').whereRef('e.bot', '=', 'users.bot').where('e.direction', '=', 'event'),
+      })).execute();
+      await trx.updateTable('conversations').where('first_at', '<', cutoff).set((eb) => ({
+        first_at: eb.fn.coalesce(
+          eb.selectFrom('entries as e').select((e) => e.fn.min('e.occurred_at').as('t')).whereRef('e.conversation_id', '=', 'conversations.conversation_id').whereRef('e.bot', '=', 'conversations.bot'),
+          eb.ref('conversations.last_at'),
+        ),
+        messages: eb.selectFrom('entries as e').select((e) => e.fn.countAll<number>().as('n')).whereRef('e.conversation_id', '=', 'conversations.conversation_id').whereRef('e.bot', '=', 'conversations.bot').where('e.direction', '<>', 'event'),
+        events: eb.selectFrom('entries as e').select((e) => e.fn.countAll<number>().as('n')).whereRef('e.conversation_id', '=', 'conversations.conversation_id').whereRef('e.bot', '=', 'conversations.bot').where('e.direction', '=', 'event'),
+      })).execute();
+      return Number(deleted.numDeletedRows);
+    });
+  }
+
+  /** Waits for appends in progress, then closes the database. Safe to call twice. */
   async close(): Promise<void> {
-    await this.journal?.close();
+    if (this.closed) return;
+    this.closed = true;
+    while (this.draining) await this.draining;
+    this.stopWatching?.();
+    this.listeners.clear();
+    await this.backend.close();
   }
 }

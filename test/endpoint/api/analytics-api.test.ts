@@ -118,7 +118,8 @@ describe('GET /api/record?seq=N', () => {
   it('answers one stored record as received, platformJson included', async () => {
     const { status, body } = await request(endpoint, '/api/record?seq=2');
     expect(status).toBe(200);
-    expect(body.record).toEqual(RECORDS[1]);
+    // Stored as received, with when it happened: here the time it was received (the record gives none).
+    expect(body.record).toEqual({ ...RECORDS[1], occurredAt: RECORDS[1].receivedAt });
   });
 
   it('answers 404 for a seq never stored and 400 without a whole seq', async () => {

@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => endpoint.close());
 
-const strip = (entries: TranscriptEntry[]) => entries.map(({ seq: _s, time: _t, ...rest }) => rest);
+const strip = (entries: TranscriptEntry[]) => entries.map(({ seq: _s, time: _t, receivedAt: _r, ...rest }) => rest);
 
 describe('GET /api/transcript?user=ID', () => {
   it('lists a user\'s messages and events in the order received, normalised for display', async () => {

@@ -27,7 +27,7 @@ const load = (path: string): Promise<any> => import(/* @vite-ignore */ new URL(p
 /** Starts an endpoint on a free port with a fresh temp data file; `close()` also removes the file. */
 export async function startEndpoint(options: TrackingEndpointOptions = {}): Promise<TrackingEndpoint & { close(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'viewer-test-'));
-  const endpoint = await startTrackingEndpoint({ port: 0, host: '127.0.0.1', apiKeys: [KEY], dataFile: join(dir, 'records.ndjson'), log: () => undefined, closeGraceMs: 200, ...options });
+  const endpoint = await startTrackingEndpoint({ port: 0, host: '127.0.0.1', apiKeys: [KEY], database: join(dir, 'tracking.db'), log: () => undefined, closeGraceMs: 200, ...options });
   return {
     ...endpoint,
     async close() {

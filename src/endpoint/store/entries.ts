@@ -1,7 +1,8 @@
 /**
- * Turns a stored record into transcript entries for display, whatever its platform shape.
- * Reads only the fields it knows, checks each one's type, and never throws: a record that was
- * hand-edited in the data file just yields fewer fields. Fields left `undefined` are omitted from JSON.
+ * Turns a stored record into transcript entries, whatever its platform shape: what the page and
+ * the read API show, and what the store indexes (store/rows.ts). Reads only the fields it knows,
+ * checks each one's type, and never throws: a record with odd content just yields fewer fields.
+ * Fields left `undefined` are omitted from JSON.
  */
 import { isPlainObject } from '../../protocol/index.js';
 import type { EntryButton, EntryEvent, EntryIntent, StoredRecord, TranscriptEntry } from '../types.js';
@@ -105,8 +106,47 @@ function messengerText(message: Obj | undefined): string | undefined {
   return parts.length > 0 ? parts.join('\n') : text;
 }
 
-function head(record: StoredRecord): Pick<TranscriptEntry, 'seq' | 'time' | 'platform' | 'type'> {
-  return { seq: record.seq, time: record.receivedAt, platform: record.platform, type: record.type };
+function head(record: StoredRecord, occurred?: number): Pick<TranscriptEntry, 'seq' | 'time' | 'receivedAt' | 'platform' | 'type'> {
+  return { seq: record.seq, time: occurredTime(occurred, record.receivedAt), receivedAt: record.receivedAt, platform: record.platform, type: record.type };
+}
+
+/** A day's worth of clock skew: a record may say it happened this far after it was received. */
+const MAX_FUTURE_MS = 86_400_000;
+/** Times before this (2000-01-01) are taken for mistakes, not history. */
+const EARLIEST_MS = 946_684_800_000;
+
+/**
+ * When an entry happened: `occurred` (epoch ms, from the record) when it is a plausible time
+ * (after 2000, and not more than a day after the record was received), else when it was received.
+ */
+function occurredTime(occurred: number | undefined, receivedAt: string): string {
+  if (occurred === undefined || !Number.isFinite(occurred) || occurred < EARLIEST_MS) return receivedAt;
+  return occurred > Date.parse(receivedAt) + MAX_FUTURE_MS ? receivedAt : new Date(Math.floor(occurred)).toISOString();
+}
+
+/** An ISO 8601 time (an activity's `timestamp`) or epoch milliseconds, as epoch milliseconds. */
+function timeOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string' || value.length > 64) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** A number given as a number or a numeric string. */
+function numberOf(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** The recognizer's confidence, when the intent's inputs carry it (`score`, as the middleware records it). */
+function scoreOf(intent: EntryIntent | undefined): number | undefined {
+  return numberOf(intent?.inputs.find((input) => input.name === 'score')?.value);
+}
+
+/** A currency code (`EUR`, `usd`) as given, upper-cased: three letters, else `undefined`. */
+function currencyOf(...values: unknown[]): string | undefined {
+  for (const value of values) if (typeof value === 'string' && /^[A-Za-z]{3}$/.test(value)) return value.toUpperCase();
+  return undefined;
 }
 
 function eventEntry(record: StoredRecord, body: Obj): TranscriptEntry {
@@ -115,10 +155,15 @@ function eventEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   if (typeof body.amount === 'number' && Number.isFinite(body.amount)) event.amount = body.amount;
   const reference = str(body.referenceNumber);
   if (reference !== undefined) event.referenceNumber = reference;
+  const metadata = obj(body.metadata);
+  const extraInfo = obj(body.extraInfo);
+  const currency = currencyOf(metadata?.currency, metadata?.currencyCode, extraInfo?.currency);
+  if (currency !== undefined) event.currency = currency;
+  if (extraInfo !== undefined) event.extraInfo = extraInfo;
   // Messenger messages carry no conversation id, so their conversation is the user (with the page):
   // a messenger event goes there too, whatever conversationId a bot framework gave it.
   const conversationId = record.platformKind === 'messenger' ? userId : str(body.conversationId) || userId;
-  return { ...head(record), direction: 'event', userId, conversationId, event };
+  return { ...head(record, timeOf(extraInfo?.timestamp)), direction: 'event', userId, conversationId, event };
 }
 
 function messengerIncomingEntries(record: StoredRecord, body: Obj): TranscriptEntry[] {
@@ -130,10 +175,11 @@ function messengerIncomingEntries(record: StoredRecord, body: Obj): TranscriptEn
       const message = obj(messaging.message);
       const userId = str(obj(messaging.sender)?.id) ?? '';
       const postback = str(obj(messaging.postback)?.payload) ?? str(obj(message?.quick_reply)?.payload);
+      const intent = intentOf(messaging.intent);
       entries.push({
-        ...head(record), direction: 'incoming', userId, conversationId: userId,
+        ...head(record, timeOf(messaging.timestamp)), direction: 'incoming', userId, conversationId: userId,
         text: str(message?.text) ?? str(obj(messaging.postback)?.title),
-        intent: intentOf(messaging.intent), clickedButton: postback, images: messengerImages(message),
+        intent, intentScore: scoreOf(intent), clickedButton: postback, images: messengerImages(message),
       });
     }
   }
@@ -144,9 +190,10 @@ function messengerOutgoingEntry(record: StoredRecord, body: Obj): TranscriptEntr
   const json = obj(body.json);
   const message = obj(json?.message);
   const userId = str(obj(json?.recipient)?.id) ?? '';
+  const intent = intentOf(body.intent);
   return {
     ...head(record), direction: 'outgoing', userId, conversationId: userId, text: messengerText(message),
-    intent: intentOf(body.intent), buttons: messengerButtons(message), images: messengerImages(message),
+    intent, intentScore: scoreOf(intent), buttons: messengerButtons(message), images: messengerImages(message),
   };
 }
 
@@ -162,9 +209,13 @@ function genericEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   const userId = str(body.userId) ?? '';
   const platformJson = obj(body.platformJson);
   const conversationId = str(obj(platformJson?.conversation)?.id) || userId;
+  const direction = record.type === 'outgoing' ? 'outgoing' : 'incoming';
+  // The user is `from` of what they send and `recipient` of what the bot sends.
+  const userName = str(obj(direction === 'incoming' ? platformJson?.from : platformJson?.recipient)?.name) || undefined;
+  const intent = intentOf(body.intent);
   return {
-    ...head(record), direction: record.type === 'outgoing' ? 'outgoing' : 'incoming', userId, conversationId,
-    channel: str(platformJson?.channelId) || undefined, text: str(body.text), intent: intentOf(body.intent), buttons: genericButtons(body.buttons),
+    ...head(record, timeOf(platformJson?.timestamp)), direction, userId, userName, conversationId,
+    channel: str(platformJson?.channelId) || undefined, text: str(body.text), intent, intentScore: scoreOf(intent), buttons: genericButtons(body.buttons),
     clickedButton: str(obj(obj(body.postback)?.buttonClick)?.buttonId), images: genericImages(body.images),
     aiGenerated: isAiGenerated(platformJson) || undefined,
   };

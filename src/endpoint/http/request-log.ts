@@ -1,0 +1,62 @@
+/**
+ * The endpoint's own log of what it refused: one line per refused request (status, reason, method,
+ * path without its query, the client's address; never a key, which lives in the query), and every
+ * `intervalMs` a one-line summary of what was accepted and refused since the last one.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { refusalReason } from './respond.js';
+
+/** Counts of the requests since the last summary. */
+interface Counts {
+  accepted: number;
+  refused: Map<number, number>;
+}
+
+/** Watches responses, logs refusals, and sums them up now and then. */
+export class RequestLog {
+  private counts: Counts = { accepted: 0, refused: new Map() };
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  /**
+   * @param log Where lines go.
+   * @param intervalMs How often to log the summary (only when something happened since the last); 0: never.
+   * @param describe Appended to each summary (where records are kept, say).
+   */
+  constructor(private readonly log: (line: string) => void, intervalMs: number, private readonly describe: () => string = () => '') {
+    if (intervalMs > 0) {
+      this.timer = setInterval(() => this.summarise(), intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Counts and, when it is refused, logs the response to `req` once it is sent. */
+  watch(req: IncomingMessage, res: ServerResponse, path: string): void {
+    res.once('finish', () => {
+      const status = res.statusCode;
+      if (status < 400) {
+        if (path === '/track') this.counts.accepted++;
+        return;
+      }
+      this.counts.refused.set(status, (this.counts.refused.get(status) ?? 0) + 1);
+      const reason = (refusalReason(res) ?? '').slice(0, 300);
+      this.log(`tracking endpoint: refused ${req.method} ${path.slice(0, 100)} with ${status} from ${req.socket.remoteAddress ?? 'an unknown address'}: ${reason}`);
+    });
+  }
+
+  /** Logs what happened since the last summary, if anything did. */
+  summarise(): void {
+    const { accepted, refused } = this.counts;
+    if (accepted === 0 && refused.size === 0) return;
+    this.counts = { accepted: 0, refused: new Map() };
+    const total = [...refused.values()].reduce((sum, n) => sum + n, 0);
+    const detail = [...refused.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
+    const where = this.describe();
+    this.log(`tracking endpoint: ${accepted} record${accepted === 1 ? '' : 's'} accepted, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${where ? `; ${where}` : ''}.`);
+  }
+
+  /** Logs the last summary and stops. */
+  close(): void {
+    clearInterval(this.timer);
+    this.summarise();
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The summary, the counts over time and the intents: sums over the hourly counts the store keeps
+ * (a few rows per hour, however many records), and over the entries themselves only for
+ * minute buckets, whose span is short.
+ */
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { RecordStore } from '../store/store.js';
+import { DAY, HOUR, MINUTE, NOT_HANDLED_INTENT, shownPlatform, storedPlatform, type ReadFilter } from './filter.js';
+import type { IntentStats, TimeBucket, Timeseries, TimeseriesPoint, TrackingSummary } from '../types.js';
+
+/** Bucket widths in milliseconds. */
+export const BUCKET_MS: Readonly<Record<TimeBucket, number>> = { minute: MINUTE, hour: HOUR, day: DAY };
+
+const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+/** Hourly rows that match the filter (by the hour: a range's ends are rounded to whole hours). */
+function hourly(store: RecordStore, filter: ReadFilter): SelectQueryBuilder<Database, 'hourly', object> {
+  return store.db.selectFrom('hourly')
+    .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+    .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
+    .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
+    .$if(filter.from !== undefined, (q) => q.where('hour', '>=', Math.floor(filter.from! / HOUR) * HOUR))
+    .$if(filter.to !== undefined, (q) => q.where('hour', '<', filter.to!));
+}
+
+/** Entries that match the filter. */
+function entries(store: RecordStore, filter: ReadFilter): SelectQueryBuilder<Database, 'entries', object> {
+  return store.db.selectFrom('entries')
+    .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+    .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
+    .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
+    .$if(filter.from !== undefined, (q) => q.where('occurred_at', '>=', filter.from!))
+    .$if(filter.to !== undefined, (q) => q.where('occurred_at', '<', filter.to!));
+}
+
+/** `{ key: count }` with a null prototype, so that a key such as `__proto__` is just a name. */
+function countsOf(rows: { key: string; n: unknown }[], rename: (key: string) => string = (key) => key): Record<string, number> {
+  const out: Record<string, number> = Object.create(null);
+  for (const row of [...rows].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
+    const n = Number(row.n);
+    if (n > 0) out[rename(row.key)] = (out[rename(row.key)] ?? 0) + n;
+  }
+  return out;
+}
+
+/** The first and latest time an entry that matches the filter happened, or `undefined` when none does. */
+async function span(store: RecordStore, filter: ReadFilter): Promise<{ first: number; last: number } | undefined> {
+  const [first, last] = await Promise.all([
+    entries(store, filter).select('occurred_at').orderBy('occurred_at', 'asc').limit(1).executeTakeFirst(),
+    entries(store, filter).select('occurred_at').orderBy('occurred_at', 'desc').limit(1).executeTakeFirst(),
+  ]);
+  return first === undefined || last === undefined ? undefined : { first: Number(first.occurred_at), last: Number(last.occurred_at) };
+}
+
+/** Counts over everything that matches the filter. */
+export async function summarise(store: RecordStore, filter: ReadFilter): Promise<TrackingSummary> {
+  const [byType, byPlatform, byIntent, byEventType, totals, users, conversations, times] = await Promise.all([
+    hourly(store, filter).select(['type as key', (eb) => eb.fn.sum<number>('records').as('n')]).groupBy('type').execute(),
+    hourly(store, filter).select(['platform as key', (eb) => eb.fn.sum<number>('records').as('n')]).groupBy('platform').execute(),
+    hourly(store, filter).where('direction', 'in', ['incoming', 'outgoing']).where('intent', '<>', '')
+      .select(['intent as key', (eb) => eb.fn.sum<number>('entries').as('n')]).groupBy('intent').execute(),
+    hourly(store, filter).where('direction', '=', 'event').select(['event_type as key', (eb) => eb.fn.sum<number>('entries').as('n')]).groupBy('event_type').execute(),
+    hourly(store, filter).select((eb) => [
+      eb.fn.sum<number>('records').as('records'),
+      eb.fn.sum<number>(eb.case().when('direction', 'in', ['incoming', 'outgoing']).then(eb.ref('entries')).else(0).end()).as('messages'),
+      eb.fn.sum<number>(eb.case().when('direction', '=', 'event').then(eb.ref('entries')).else(0).end()).as('events'),
+      eb.fn.sum<number>('revenue').as('revenue'),
+      eb.fn.sum<number>(eb.case().when('event_type', '=', 'revenueEvent').then(eb.ref('entries')).else(0).end()).as('revenueCount'),
+    ]).executeTakeFirstOrThrow(),
+    countUsers(store, filter),
+    countConversations(store, filter),
+    span(store, filter),
+  ]);
+  return {
+    records: Number(totals.records ?? 0),
+    messages: Number(totals.messages ?? 0),
+    events: Number(totals.events ?? 0),
+    users,
+    conversations,
+    byType: countsOf(byType),
+    byPlatform: countsOf(byPlatform, shownPlatform),
+    byIntent: countsOf(byIntent),
+    byEventType: countsOf(byEventType),
+    revenue: { total: round6(Number(totals.revenue ?? 0)), count: Number(totals.revenueCount ?? 0) },
+    firstAt: times === undefined ? null : new Date(times.first).toISOString(),
+    lastAt: times === undefined ? null : new Date(times.last).toISOString(),
+  };
+}
+
+/** Users active within the filter. */
+async function countUsers(store: RecordStore, filter: ReadFilter): Promise<number> {
+  if (filter.platform === undefined && filter.channel === undefined && filter.from === undefined && filter.to === undefined) {
+    const row = await store.db.selectFrom('users').$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+      .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+  const row = await store.db.selectFrom('user_days')
+    .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+    .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
+    .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
+    .$if(filter.from !== undefined, (q) => q.where('day', '>=', Math.floor(filter.from! / DAY) * DAY))
+    .$if(filter.to !== undefined, (q) => q.where('day', '<', filter.to!))
+    .select(sql<number>`count(distinct bot || ' ' || user_id)`.as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Conversations active within the filter. */
+async function countConversations(store: RecordStore, filter: ReadFilter): Promise<number> {
+  const row = await store.db.selectFrom('conversations')
+    .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+    .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
+    .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
+    .$if(filter.from !== undefined, (q) => q.where('last_at', '>=', filter.from!))
+    .$if(filter.to !== undefined, (q) => q.where('first_at', '<', filter.to!))
+    .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+type Counts = Omit<TimeseriesPoint, 'start'>;
+const zero = (): Counts => ({ incoming: 0, outgoing: 0, events: 0, notHandled: 0, revenue: 0 });
+
+/** The smallest bucket width that shows `first`…`last` in at most `limit` buckets (days if none does). */
+function autoBucket(first: number, last: number, limit: number): TimeBucket {
+  for (const bucket of ['minute', 'hour'] as const) {
+    const size = BUCKET_MS[bucket];
+    if (Math.floor(last / size) - Math.floor(first / size) + 1 <= limit) return bucket;
+  }
+  return 'day';
+}
+
+/**
+ * Counts per bucket (UTC), oldest first, from the first activity to the latest (or over the
+ * filter's range) with empty buckets filled in; only the latest `limit` buckets when there are
+ * more. `auto` picks the smallest width that fits in `limit` buckets. No activity gives no points.
+ */
+export async function timeseries(store: RecordStore, bucket: TimeBucket | 'auto', limit: number, filter: ReadFilter): Promise<Timeseries> {
+  const times = await span(store, filter);
+  if (times === undefined) return { bucket: bucket === 'auto' ? 'minute' : bucket, points: [] };
+  const first = filter.from ?? times.first;
+  const last = filter.to !== undefined ? Math.max(first, Math.min(times.last, filter.to - 1)) : times.last;
+  const width = bucket === 'auto' ? autoBucket(first, last, limit) : bucket;
+  const size = BUCKET_MS[width];
+  const end = Math.floor(last / size) * size;
+  const count = Math.min(limit, (end - Math.floor(first / size) * size) / size + 1);
+  const start = end - (count - 1) * size;
+  const buckets = Array.from({ length: count }, zero);
+  const range = { ...filter, from: start, to: end + size };
+  const add = (at: number, row: { direction: string; intent: string | null; n: unknown; revenue: unknown }) => {
+    const counts = buckets[Math.floor((at - start) / size)];
+    if (counts === undefined) return;
+    const n = Number(row.n);
+    if (row.direction === 'event') {
+      counts.events += n;
+      counts.revenue += Number(row.revenue ?? 0);
+    } else if (row.direction === 'incoming' || row.direction === 'outgoing') {
+      counts[row.direction] += n;
+      if (row.direction === 'incoming' && row.intent === NOT_HANDLED_INTENT) counts.notHandled += n;
+    }
+  };
+  if (width === 'minute') {
+    const bucketOf = sql<number>`(occurred_at / ${sql.lit(MINUTE)}) * ${sql.lit(MINUTE)}`;
+    const rows = await entries(store, range)
+      .select(['direction', 'intent', bucketOf.as('at'), (eb) => eb.fn.countAll<number>().as('n'),
+        (eb) => eb.fn.sum<number>(eb.case().when('event_type', '=', 'revenueEvent').then(eb.ref('amount')).else(0).end()).as('revenue')])
+      .groupBy([bucketOf, 'direction', 'intent']).execute();
+    for (const row of rows) add(Number(row.at), row);
+  } else {
+    const bucketOf = sql<number>`(hour / ${sql.lit(size)}) * ${sql.lit(size)}`;
+    const rows = await hourly(store, range)
+      .select(['direction', 'intent', bucketOf.as('at'), (eb) => eb.fn.sum<number>('entries').as('n'), (eb) => eb.fn.sum<number>('revenue').as('revenue')])
+      .groupBy([bucketOf, 'direction', 'intent']).execute();
+    for (const row of rows) add(Number(row.at), row);
+  }
+  const points = buckets.map((counts, i): TimeseriesPoint => ({ start: new Date(start + i * size).toISOString(), ...counts, revenue: round6(counts.revenue) }));
+  return { bucket: width, points };
+}
+
+/** Messages per intent, most used first, at most `limit` of them; and the numbers of the `NotHandled` share. */
+export async function intentStats(store: RecordStore, limit: number, filter: ReadFilter): Promise<IntentStats> {
+  const rows = await hourly(store, filter).where('direction', 'in', ['incoming', 'outgoing'])
+    .select(['intent', 'direction', (eb) => eb.fn.sum<number>('entries').as('n')]).groupBy(['intent', 'direction']).execute();
+  const byIntent = new Map<string, { name: string; incoming: number; outgoing: number }>();
+  let incomingMessages = 0;
+  let notHandled = 0;
+  for (const row of rows) {
+    const n = Number(row.n);
+    const direction = row.direction as 'incoming' | 'outgoing';
+    if (direction === 'incoming') {
+      incomingMessages += n;
+      if (row.intent === NOT_HANDLED_INTENT) notHandled += n;
+    }
+    if (row.intent === '') continue;
+    let count = byIntent.get(row.intent);
+    if (!count) byIntent.set(row.intent, (count = { name: row.intent, incoming: 0, outgoing: 0 }));
+    count[direction] += n;
+  }
+  const all = [...byIntent.values()].sort((a, b) => b.incoming + b.outgoing - (a.incoming + a.outgoing) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { incomingMessages, notHandled, total: all.length, intents: all.slice(0, limit) };
+}
+
+/** Every bot that sent records (its key's fingerprint), with its record count. */
+export async function recordsPerBot(store: RecordStore): Promise<{ bot: string; records: number }[]> {
+  const rows = await store.db.selectFrom('hourly').select(['bot', (eb) => eb.fn.sum<number>('records').as('records')]).groupBy('bot').orderBy('bot').execute();
+  return rows.map((row) => ({ bot: row.bot, records: Number(row.records) }));
+}

@@ -1,0 +1,151 @@
+/**
+ * Lists of users and conversations, and transcripts: read from the summary tables the store keeps
+ * (users, conversations, their active days) and, for a transcript, the records themselves.
+ */
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { recordOf, type RecordStore } from '../store/store.js';
+import { transcriptEntries } from '../store/entries.js';
+import { DAY, orNull, storedPlatform, type ReadFilter } from './filter.js';
+import type { ConversationSummary, ConversationsResponse, TranscriptEntry, UserSummary, UsersResponse } from '../types.js';
+
+/** Whether a filter narrows by platform, channel or time (read from the active-days table). */
+function narrowsDays(filter: ReadFilter): boolean {
+  return filter.platform !== undefined || filter.channel !== undefined || filter.from !== undefined || filter.to !== undefined;
+}
+
+/** The active days of user `bot`/`user_id` that match the filter. */
+function matchingDays(eb: ExpressionBuilder<any, any>, filter: ReadFilter, bot: string, user: string) {
+  return eb.selectFrom('user_days as d').select('d.day')
+    .whereRef('d.bot', '=', bot as any).whereRef('d.user_id', '=', user as any)
+    .$if(filter.platform !== undefined, (q) => q.where('d.platform', '=', storedPlatform(filter.platform!)))
+    .$if(filter.channel !== undefined, (q) => q.where('d.channel', '=', filter.channel!))
+    .$if(filter.from !== undefined, (q) => q.where('d.day', '>=', Math.floor(filter.from! / DAY) * DAY))
+    .$if(filter.to !== undefined, (q) => q.where('d.day', '<', filter.to!));
+}
+
+/** Users (or those that match `filter`), most recently active first: the total, and the first `limit`. */
+export async function listUsers(store: RecordStore, filter: ReadFilter, limit: number): Promise<UsersResponse> {
+  const base = store.db.selectFrom('users as u')
+    .$if(filter.bot !== undefined, (q) => q.where('u.bot', '=', filter.bot!))
+    .$if(narrowsDays(filter), (q) => q.where((eb) => eb.exists(matchingDays(eb, filter, 'u.bot', 'u.user_id'))))
+    .$if(filter.intent !== undefined, (q) => q.where((eb) => eb.exists(
+      eb.selectFrom('entries as e').select('e.seq').whereRef('e.user_id', '=', 'u.user_id').whereRef('e.bot', '=', 'u.bot').where('e.intent', '=', filter.intent!),
+    )));
+  const [{ n }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base.selectAll('u')
+      .select((eb) => eb.selectFrom('conversation_users as cu').select((c) => c.fn.countAll<number>().as('n')).whereRef('cu.bot', '=', 'u.bot').whereRef('cu.user_id', '=', 'u.user_id').as('conversations'))
+      .orderBy('u.last_at', 'desc').orderBy('u.user_id').limit(limit).execute(),
+  ]);
+  const users: UserSummary[] = rows.map((row) => ({
+    userId: row.user_id,
+    ...(row.name === null ? {} : { name: row.name }),
+    bot: row.bot,
+    platform: orNull(row.platform) ?? null,
+    channel: orNull(row.channel),
+    firstActivity: new Date(Number(row.first_at)).toISOString(),
+    lastActivity: new Date(Number(row.last_at)).toISOString(),
+    messages: Number(row.messages),
+    events: Number(row.events),
+    conversations: Number(row.conversations ?? 0),
+  }));
+  return { total: Number(n), users };
+}
+
+/** Conversations (or those that match `filter`), most recently active first: the total, and the first `limit`. */
+export async function listConversations(store: RecordStore, filter: ReadFilter, limit: number): Promise<ConversationsResponse> {
+  const base = store.db.selectFrom('conversations as c')
+    .$if(filter.bot !== undefined, (q) => q.where('c.bot', '=', filter.bot!))
+    .$if(filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined, (q) => q.where((eb) => eb.exists(
+      eb.selectFrom('entries as e').select('e.seq')
+        .whereRef('e.conversation_id', '=', 'c.conversation_id').whereRef('e.bot', '=', 'c.bot')
+        .$if(filter.platform !== undefined, (e) => e.where('e.platform', '=', storedPlatform(filter.platform!)))
+        .$if(filter.channel !== undefined, (e) => e.where('e.channel', '=', filter.channel!))
+        .$if(filter.intent !== undefined, (e) => e.where('e.intent', '=', filter.intent!)),
+    )))
+    .$if(filter.from !== undefined, (q) => q.where('c.last_at', '>=', filter.from!))
+    .$if(filter.to !== undefined, (q) => q.where('c.first_at', '<', filter.to!));
+  const [{ n }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base.selectAll('c').orderBy('c.last_at', 'desc').orderBy('c.conversation_id').limit(limit).execute(),
+  ]);
+  const participants = await usersOf(store, rows.map((row) => [row.bot, row.conversation_id]));
+  const conversations: ConversationSummary[] = rows.map((row) => ({
+    conversationId: row.conversation_id,
+    bot: row.bot,
+    userIds: participants.get(`${row.bot} ${row.conversation_id}`) ?? [],
+    platform: orNull(row.platform),
+    channel: orNull(row.channel),
+    firstActivity: new Date(Number(row.first_at)).toISOString(),
+    lastActivity: new Date(Number(row.last_at)).toISOString(),
+    messages: Number(row.messages),
+    events: Number(row.events),
+  }));
+  return { total: Number(n), conversations };
+}
+
+/** The users of each conversation (`bot conversation` → ids, in order of first appearance). */
+async function usersOf(store: RecordStore, conversations: [string, string][]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (let i = 0; i < conversations.length; i += 300) {
+    const part = conversations.slice(i, i + 300);
+    if (part.length === 0) break;
+    const rows = await store.db.selectFrom('conversation_users')
+      .select(['bot', 'conversation_id', 'user_id'])
+      .where((eb) => eb(eb.refTuple('bot', 'conversation_id'), 'in', part.map(([bot, id]) => eb.tuple(bot, id))))
+      .orderBy('first_at').orderBy('user_id')
+      .execute();
+    for (const row of rows) {
+      const key = `${row.bot} ${row.conversation_id}`;
+      const list = out.get(key);
+      if (list) list.push(row.user_id);
+      else out.set(key, [row.user_id]);
+    }
+  }
+  return out;
+}
+
+/** Which transcript: one user's, or one conversation's (of one bot, or of any). */
+export type TranscriptTarget = { userId: string; conversationId?: undefined } | { conversationId: string; userId?: undefined };
+
+/** A transcript: its latest `limit` entries, in the order received, and whether older ones were left out. */
+export interface Transcript {
+  entries: TranscriptEntry[];
+  /** Entries in the whole transcript. */
+  total: number;
+}
+
+/**
+ * The entries of a user or a conversation, in the order they were received (the latest `limit`
+ * of them), read back from the records; `undefined` when nothing was recorded for it.
+ */
+export async function readTranscript(store: RecordStore, target: TranscriptTarget, bot: string | undefined, limit: number): Promise<Transcript | undefined> {
+  const which = (q: SelectQueryBuilder<Database, 'entries', any>) =>
+    (target.userId !== undefined ? q.where('user_id', '=', target.userId) : q.where('conversation_id', '=', target.conversationId))
+      .$if(bot !== undefined, (b) => b.where('bot', '=', bot!));
+  const [{ n }, keys] = await Promise.all([
+    which(store.db.selectFrom('entries')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    which(store.db.selectFrom('entries')).select(['seq', 'idx']).orderBy('seq', 'desc').orderBy('idx', 'desc').limit(limit).execute(),
+  ]);
+  if (Number(n) === 0) return undefined;
+  keys.reverse();
+  const seqs = [...new Set(keys.map((key) => Number(key.seq)))];
+  const records = new Map<number, ReturnType<typeof recordOf>>();
+  for (let i = 0; i < seqs.length; i += 500) {
+    const rows = await store.db.selectFrom('records').selectAll().where('seq', 'in', seqs.slice(i, i + 500)).execute();
+    for (const row of rows) records.set(Number(row.seq), recordOf(row, store.dialect));
+  }
+  const byRecord = new Map<number, TranscriptEntry[]>();
+  const entries: TranscriptEntry[] = [];
+  for (const key of keys) {
+    const seq = Number(key.seq);
+    const record = records.get(seq);
+    if (record === undefined) continue;
+    let all = byRecord.get(seq);
+    if (all === undefined) byRecord.set(seq, (all = transcriptEntries(record)));
+    const entry = all[Number(key.idx)];
+    if (entry !== undefined) entries.push(entry);
+  }
+  return { entries, total: Number(n) };
+}

@@ -1,0 +1,160 @@
+/**
+ * The schema's versions, oldest first. Each migration is a plain module (`up`), run once, in
+ * order, at start (Kysely's Migrator keeps the list of those applied, and on PostgreSQL a lock,
+ * so that several endpoints starting together migrate once). A new version of the schema is a
+ * new entry at the end; an entry is never changed once released.
+ */
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { DialectName } from './dialect.js';
+
+/** Column types that differ between the two databases. */
+function typesOf(dialect: DialectName) {
+  return dialect === 'postgres'
+    ? { id: 'bigint', millis: 'bigint', json: 'jsonb', real: 'double precision', int: 'integer' } as const
+    : // On SQLite only a column declared exactly INTEGER PRIMARY KEY is the row id (fast, and never reused).
+      { id: 'integer', millis: 'integer', json: 'text', real: 'double precision', int: 'integer' } as const;
+}
+
+function initial(dialect: DialectName): Migration {
+  const t = typesOf(dialect);
+  return {
+    async up(db: Kysely<any>) {
+      if (dialect === 'postgres') await sql`create sequence if not exists record_seq`.execute(db);
+      await db.schema
+        .createTable('records')
+        .addColumn('seq', t.id, (c) => c.primaryKey())
+        .addColumn('received_at', t.millis, (c) => c.notNull())
+        .addColumn('occurred_at', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text')
+        .addColumn('platform_kind', 'text')
+        .addColumn('v', 'text')
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('body', t.json, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('records_occurred').on('records').columns(['occurred_at']).execute();
+
+      await db.schema
+        .createTable('entries')
+        .addColumn('seq', t.id, (c) => c.notNull())
+        .addColumn('idx', t.int, (c) => c.notNull())
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('occurred_at', t.millis, (c) => c.notNull())
+        .addColumn('received_at', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('direction', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('user_name', 'text')
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('text', 'text')
+        .addColumn('text_key', 'text')
+        .addColumn('intent', 'text')
+        .addColumn('intent_score', t.real)
+        .addColumn('clicked_button', 'text')
+        .addColumn('ai_generated', t.int, (c) => c.notNull().defaultTo(0))
+        .addColumn('event_type', 'text')
+        .addColumn('event_name', 'text')
+        .addColumn('amount', t.real)
+        .addColumn('currency', 'text')
+        .addPrimaryKeyConstraint('entries_pk', ['seq', 'idx'])
+        .execute();
+      // Transcripts (in the order received), time ranges, and the intent and event views.
+      await db.schema.createIndex('entries_user').on('entries').columns(['user_id', 'seq']).execute();
+      await db.schema.createIndex('entries_conversation').on('entries').columns(['conversation_id', 'seq']).execute();
+      await db.schema.createIndex('entries_time').on('entries').columns(['bot', 'occurred_at']).execute();
+      await db.schema.createIndex('entries_occurred').on('entries').columns(['occurred_at']).execute();
+      await db.schema.createIndex('entries_intent').on('entries').columns(['intent', 'occurred_at']).execute();
+      await db.schema.createIndex('entries_event').on('entries').columns(['event_type', 'occurred_at']).execute();
+
+      await db.schema
+        .createTable('users')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text')
+        .addColumn('first_at', t.millis, (c) => c.notNull())
+        .addColumn('last_at', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('messages', t.millis, (c) => c.notNull())
+        .addColumn('events', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('users_pk', ['bot', 'user_id'])
+        .execute();
+      await db.schema.createIndex('users_last').on('users').columns(['last_at']).execute();
+
+      await db.schema
+        .createTable('conversations')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('first_at', t.millis, (c) => c.notNull())
+        .addColumn('last_at', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('messages', t.millis, (c) => c.notNull())
+        .addColumn('events', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('conversations_pk', ['bot', 'conversation_id'])
+        .execute();
+      await db.schema.createIndex('conversations_last').on('conversations').columns(['last_at']).execute();
+
+      await db.schema
+        .createTable('conversation_users')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('first_at', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('conversation_users_pk', ['bot', 'conversation_id', 'user_id'])
+        .execute();
+      await db.schema.createIndex('conversation_users_user').on('conversation_users').columns(['bot', 'user_id']).execute();
+
+      await db.schema
+        .createTable('hourly')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('hour', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('direction', 'text', (c) => c.notNull())
+        .addColumn('intent', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('records', t.millis, (c) => c.notNull())
+        .addColumn('entries', t.millis, (c) => c.notNull())
+        .addColumn('ai_generated', t.millis, (c) => c.notNull())
+        .addColumn('revenue', t.real, (c) => c.notNull())
+        .addPrimaryKeyConstraint('hourly_pk', ['bot', 'hour', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type'])
+        .execute();
+      await db.schema.createIndex('hourly_hour').on('hourly').columns(['hour']).execute();
+
+      await db.schema
+        .createTable('user_days')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('day', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('messages', t.millis, (c) => c.notNull())
+        .addColumn('events', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('user_days_pk', ['bot', 'user_id', 'day', 'platform', 'channel'])
+        .execute();
+      await db.schema.createIndex('user_days_day').on('user_days').columns(['day', 'user_id']).execute();
+
+      await db.schema
+        .createTable('imports')
+        .addColumn('source', 'text', (c) => c.primaryKey())
+        .addColumn('records', t.millis, (c) => c.notNull())
+        .addColumn('imported_at', t.millis, (c) => c.notNull())
+        .execute();
+    },
+  };
+}
+
+/** Every version of the schema, by name (names sort in the order they run). */
+export function migrationsFor(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001_initial': initial(dialect),
+  };
+}
+
+/** The migrations as Kysely's Migrator takes them. */
+export function migrationProvider(dialect: DialectName): MigrationProvider {
+  return { getMigrations: async () => migrationsFor(dialect) };
+}

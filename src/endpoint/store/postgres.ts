@@ -1,0 +1,153 @@
+/**
+ * The PostgreSQL backend (pg): any number of endpoints on one database, each stateless. Records
+ * are numbered by a sequence, bodies kept as jsonb, and every commit NOTIFYs the others so that
+ * each endpoint's live page updates from records any of them accepted (LISTEN on a connection of
+ * its own, which comes back by itself after the database went away).
+ */
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { ClientConfig, Client, Pool } from 'pg';
+import { TrackingEndpointError } from '../errors.js';
+import { postgresDialect } from './dialect.js';
+import { loadDriver } from './drivers.js';
+import type { Database } from './schema.js';
+import type { Backend } from './store.js';
+
+/** How the PostgreSQL backend is opened. */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database` (any URL `pg` takes). */
+  url: string;
+  /** Where to report a lost connection and its return. */
+  log: (message: string) => void;
+  /** Most connections this endpoint opens for queries (one more listens). Default 10. */
+  poolSize?: number;
+}
+
+/** The channel commits are announced on. */
+export const NOTIFY_CHANNEL = 'tracking_records';
+
+/** The URL with its password (in the user part or a `password` parameter) masked, for messages. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
+}
+
+/** Network errors and SQLSTATE classes that mean "the database cannot be reached or cannot write now". */
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && (NETWORK.has(code) || /^(08|53|57P0|58)/.test(code) || code === '25006')) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end/i.test((error as Error)?.message ?? '');
+}
+
+/** The reason a connection failed, in a few words. */
+function reasonOf(error: unknown): string {
+  const e = error as { code?: string; message?: string; errors?: { message?: string }[] };
+  return e.errors?.[0]?.message ?? e.message ?? String(error);
+}
+
+/** Opens a pool on the database and checks it answers. Rejects with a `TrackingEndpointError` saying what to check. */
+export async function openPostgres(options: PostgresOptions): Promise<Backend & { pool: Pool }> {
+  const pg = await loadDriver<typeof import('pg')>('pg', 'PostgreSQL');
+  const shown = redactDatabaseUrl(options.url);
+  // bigint (times, counts) and numeric come back as numbers: every value the store keeps is within 2^53.
+  const parseNumber = (value: string) => Number(value);
+  const types = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === 20 || oid === 1700 ? parseNumber : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+  };
+  const config: ClientConfig = { connectionString: options.url, types, connectionTimeoutMillis: 5_000, application_name: 'tracking-endpoint' };
+  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
+  // An idle connection the server closed: the pool replaces it; nothing to crash over.
+  pool.on('error', (error) => options.log(`tracking endpoint: a PostgreSQL connection was lost (${reasonOf(error)}); it will be reopened when needed.`));
+  try {
+    await pool.query('select 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new TrackingEndpointError(
+      `Cannot reach the PostgreSQL database at ${shown} (${reasonOf(error)}). Check that the server is running, that the URL's host, port, user, password and database are right, and that the server accepts connections from this machine (pg_hba.conf).`,
+      { cause: error },
+    );
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+
+  return {
+    pool,
+    dialect: postgresDialect,
+    db,
+    location: shown,
+    async allocateSeqs(trx, count) {
+      const { rows } = await sql<{ seq: number }>`select nextval('record_seq') as seq from generate_series(1, ${count})`.execute(trx);
+      return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    },
+    async beforeCommit(trx, lastSeq) {
+      // Delivered to every listener (this endpoint's included) when the transaction commits, never before.
+      await sql`select pg_notify(${NOTIFY_CHANNEL}, ${String(lastSeq)})`.execute(trx);
+    },
+    watchOthers: (listener) => listen(pg, config, listener, options.log),
+    isUnavailable,
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * LISTENs for commits on a connection of its own; when it is lost, reconnects with a growing
+ * pause (up to 5 s) and then calls `listener` once, since commits may have been missed meanwhile.
+ */
+function listen(pg: typeof import('pg'), config: ClientConfig, listener: () => void, log: (message: string) => void): () => void {
+  let stopped = false;
+  let client: Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let pause = 250;
+  let lost = false;
+  const connect = async (): Promise<void> => {
+    if (stopped) return;
+    const next = new pg.Client(config);
+    next.on('notification', () => listener());
+    next.on('error', () => reconnect(next));
+    next.on('end', () => reconnect(next));
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch {
+      reconnect(next);
+      return;
+    }
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    client = next;
+    pause = 250;
+    if (lost) {
+      lost = false;
+      log('tracking endpoint: live updates from the database are back.');
+      listener();
+    }
+  };
+  const reconnect = (from: Client): void => {
+    if (stopped || retry !== undefined || (client !== undefined && client !== from)) return;
+    if (!lost) log('tracking endpoint: lost the database connection that brings live updates; reconnecting.');
+    lost = true;
+    client = undefined;
+    from.removeAllListeners('end');
+    from.end().catch(() => undefined);
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, pause);
+    retry.unref();
+    pause = Math.min(pause * 2, 5_000);
+  };
+  void connect();
+  return () => {
+    stopped = true;
+    clearTimeout(retry);
+    void client?.end().catch(() => undefined);
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * What a batch of accepted records adds to each table: the records themselves, their transcript
+ * entries, and the increments of the summary tables (users, conversations, hourly counts, active
+ * days). Pure: computes rows, writes nothing.
+ */
+import type { Dialect } from './dialect.js';
+import { transcriptEntries } from './entries.js';
+import type { Insertable } from 'kysely';
+import type { ConversationsTable, ConversationUsersTable, EntriesTable, HourlyTable, RecordsTable, UserDaysTable, UsersTable } from './schema.js';
+import type { StoredRecord, TranscriptEntry } from '../types.js';
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/** A record with its body's JSON text. */
+export interface RecordWithJson {
+  record: StoredRecord;
+  json: string;
+}
+
+/** Everything one batch writes. Summary rows are already summed per key within the batch. */
+export interface BatchRows {
+  records: Insertable<RecordsTable>[];
+  entries: EntriesTable[];
+  users: UsersTable[];
+  conversations: ConversationsTable[];
+  conversationUsers: ConversationUsersTable[];
+  hourly: HourlyTable[];
+  userDays: UserDaysTable[];
+}
+
+/**
+ * Text as top-messages views group it: lowercased, accents kept, punctuation and repeated spaces
+ * removed ("Hi!!  there?" and "hi there" are one message). `null` for no text.
+ */
+export function textKey(text: string | undefined): string | null {
+  if (text === undefined) return null;
+  const key = text.toLowerCase().replace(/[\p{P}\p{S}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  return key === '' ? null : key.slice(0, 200);
+}
+
+/** Merges one row into a map by key: `merge(existing, row)` when the key is there already. */
+function upsert<T>(map: Map<string, T>, key: string, row: T, merge: (into: T, row: T) => void): void {
+  const existing = map.get(key);
+  if (existing === undefined) map.set(key, row);
+  else merge(existing, row);
+}
+
+/** Keys joined with a separator no id contains (U+0000 cannot reach the database: see Dialect.text). */
+const key = (...parts: (string | number)[]): string => parts.join('\u0000');
+
+function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, text: (value: string) => string): EntriesTable {
+  const t = (value: string | undefined): string | null => (value === undefined ? null : text(value));
+  const event = entry.event;
+  return {
+    seq: record.seq,
+    idx,
+    bot: record.bot,
+    occurred_at: Date.parse(entry.time),
+    received_at: Date.parse(record.receivedAt),
+    platform: t(entry.platform ?? '') ?? '',
+    channel: t(entry.channel ?? '') ?? '',
+    direction: entry.direction,
+    user_id: text(entry.userId),
+    user_name: t(entry.userName),
+    conversation_id: text(entry.conversationId),
+    text: t(entry.text),
+    text_key: entry.direction === 'event' ? null : t(textKey(entry.text) ?? undefined),
+    intent: t(entry.intent?.name),
+    intent_score: entry.intentScore ?? null,
+    clicked_button: t(entry.clickedButton),
+    ai_generated: entry.aiGenerated ? 1 : 0,
+    event_type: t(event?.type),
+    event_name: t(event?.name),
+    amount: event?.amount ?? null,
+    currency: t(event?.currency),
+  };
+}
+
+/** The rows a batch of records (already numbered) adds, for `dialect`. */
+export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): BatchRows {
+  const text = dialect.text;
+  const rows: BatchRows = { records: [], entries: [], users: [], conversations: [], conversationUsers: [], hourly: [], userDays: [] };
+  const users = new Map<string, UsersTable>();
+  const conversations = new Map<string, ConversationsTable>();
+  const conversationUsers = new Map<string, ConversationUsersTable>();
+  const hourly = new Map<string, HourlyTable>();
+  const userDays = new Map<string, UserDaysTable>();
+  const latest = <T extends { last_at: number; platform: string; channel: string; messages: number; events: number }>(into: T, row: T) => {
+    into.messages += row.messages;
+    into.events += row.events;
+    // The platform of the latest entry; the channel of the latest entry that has one.
+    if (row.channel !== '' && (row.last_at >= into.last_at || into.channel === '')) into.channel = row.channel;
+    if (row.last_at >= into.last_at) {
+      into.platform = row.platform;
+      into.last_at = row.last_at;
+    }
+  };
+
+  for (const { record, json } of batch) {
+    const entries = transcriptEntries(record).map((entry, idx) => entryRow(entry, idx, record, text));
+    const receivedAt = Date.parse(record.receivedAt);
+    rows.records.push({
+      seq: record.seq,
+      received_at: receivedAt,
+      occurred_at: entries[0]?.occurred_at ?? receivedAt,
+      platform: record.platform === null ? null : text(record.platform),
+      platform_kind: record.platformKind,
+      v: record.v,
+      type: record.type,
+      bot: record.bot,
+      body: dialect.bodyValue(json),
+    });
+    if (entries.length === 0) {
+      // A record that holds no entry (a webhook batch with no messaging item) still counts as a record.
+      const hour = Math.floor(receivedAt / HOUR) * HOUR;
+      const row: HourlyTable = { bot: record.bot, hour, platform: text(record.platform ?? ''), channel: '', type: record.type, direction: '', intent: '', event_type: '', records: 1, entries: 0, ai_generated: 0, revenue: 0 };
+      upsert(hourly, key(row.bot, hour, row.platform, '', row.type, '', '', ''), row, (into) => void into.records++);
+    }
+    entries.forEach((entry, i) => {
+      rows.entries.push(entry);
+      const at = entry.occurred_at;
+      const isEvent = entry.direction === 'event';
+      if (entry.user_id !== '') {
+        upsert(users, key(entry.bot, entry.user_id), { bot: entry.bot, user_id: entry.user_id, name: entry.user_name, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
+          into.first_at = Math.min(into.first_at, row.first_at);
+          if (row.name !== null) into.name = row.name;
+          latest(into, row);
+        });
+        const day = Math.floor(at / DAY) * DAY;
+        upsert(userDays, key(entry.bot, entry.user_id, day, entry.platform, entry.channel), { bot: entry.bot, user_id: entry.user_id, day, platform: entry.platform, channel: entry.channel, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
+          into.messages += row.messages;
+          into.events += row.events;
+        });
+      }
+      if (entry.conversation_id !== '') {
+        upsert(conversations, key(entry.bot, entry.conversation_id), { bot: entry.bot, conversation_id: entry.conversation_id, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
+          into.first_at = Math.min(into.first_at, row.first_at);
+          latest(into, row);
+        });
+        if (entry.user_id !== '') {
+          upsert(conversationUsers, key(entry.bot, entry.conversation_id, entry.user_id), { bot: entry.bot, conversation_id: entry.conversation_id, user_id: entry.user_id, first_at: at }, (into, row) => {
+            into.first_at = Math.min(into.first_at, row.first_at);
+          });
+        }
+      }
+      const hour = Math.floor(at / HOUR) * HOUR;
+      const row: HourlyTable = {
+        bot: entry.bot, hour, platform: entry.platform, channel: entry.channel, type: record.type, direction: entry.direction,
+        intent: isEvent ? '' : (entry.intent ?? ''), event_type: entry.event_type ?? '',
+        records: i === 0 ? 1 : 0, entries: 1, ai_generated: entry.ai_generated, revenue: entry.event_type === 'revenueEvent' ? (entry.amount ?? 0) : 0,
+      };
+      upsert(hourly, key(row.bot, hour, row.platform, row.channel, row.type, row.direction, row.intent, row.event_type), row, (into, part) => {
+        into.records += part.records;
+        into.entries += part.entries;
+        into.ai_generated += part.ai_generated;
+        into.revenue += part.revenue;
+      });
+    });
+  }
+  // Sorted by key: concurrent writers (several endpoints on one PostgreSQL) then lock summary rows
+  // in the same order, and never deadlock.
+  const sorted = <T>(map: Map<string, T>): T[] => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  rows.users = sorted(users);
+  rows.conversations = sorted(conversations);
+  rows.conversationUsers = sorted(conversationUsers);
+  rows.hourly = sorted(hourly);
+  rows.userDays = sorted(userDays);
+  return rows;
+}

@@ -1,0 +1,150 @@
+/**
+ * The tables of the endpoint's database, as Kysely sees them. The same schema on SQLite and
+ * PostgreSQL (migrations.ts creates it); times are whole milliseconds since the epoch (UTC) in
+ * both, so that bucketing by hour or day is the same integer arithmetic on either database.
+ *
+ * `records` keeps every accepted request whole; `entries` holds what the read side shows (one row
+ * per transcript entry: a messenger webhook record may hold several); the other tables are kept
+ * up to date in the same transaction as the records they summarise, so that reads never scan
+ * every record.
+ */
+import type { ColumnType } from 'kysely';
+
+/** A column written as a number and read back as one (PostgreSQL's bigint is parsed to a number; see postgres.ts). */
+type Millis = number;
+
+/** One accepted tracking request. */
+export interface RecordsTable {
+  seq: number;
+  /** When the endpoint accepted it. */
+  received_at: Millis;
+  /** When it happened, as the record says (see `occurredAt` in read/normalise.ts), else `received_at`. */
+  occurred_at: Millis;
+  platform: string | null;
+  platform_kind: string | null;
+  v: string | null;
+  type: string;
+  bot: string;
+  /** The body: JSON text on SQLite, jsonb on PostgreSQL (written as text, read back parsed). */
+  body: ColumnType<unknown, string, string>;
+}
+
+/** One transcript entry: a message in, a message out, or an event. */
+export interface EntriesTable {
+  seq: number;
+  /** Position of the entry in its record (0 for all but messenger webhook batches). */
+  idx: number;
+  bot: string;
+  occurred_at: Millis;
+  received_at: Millis;
+  /** The `platform` query value; `''` for the scripted form. */
+  platform: string;
+  /** The Bot Framework channel (`platformJson.channelId`); `''` when the record has none. */
+  channel: string;
+  direction: 'incoming' | 'outgoing' | 'event';
+  user_id: string;
+  user_name: string | null;
+  conversation_id: string;
+  text: string | null;
+  /** `text` lowercased, without punctuation and extra spaces: what top-messages views group by. */
+  text_key: string | null;
+  intent: string | null;
+  intent_score: number | null;
+  clicked_button: string | null;
+  /** 1 when the reply is marked AI-generated. */
+  ai_generated: number;
+  event_type: string | null;
+  event_name: string | null;
+  amount: number | null;
+  currency: string | null;
+}
+
+/** A user of a bot: who they are and when they were active. */
+export interface UsersTable {
+  bot: string;
+  user_id: string;
+  /** The latest name a record gave (the channel's `from.name`), if any. */
+  name: string | null;
+  first_at: Millis;
+  last_at: Millis;
+  /** Platform and channel of the latest entry (`''` for none). */
+  platform: string;
+  channel: string;
+  /** Messages in and out, and events, of this user. */
+  messages: number;
+  events: number;
+}
+
+/** A conversation of a bot. */
+export interface ConversationsTable {
+  bot: string;
+  conversation_id: string;
+  first_at: Millis;
+  last_at: Millis;
+  platform: string;
+  channel: string;
+  messages: number;
+  events: number;
+}
+
+/** Who took part in a conversation, in order of first appearance. */
+export interface ConversationUsersTable {
+  bot: string;
+  conversation_id: string;
+  user_id: string;
+  first_at: Millis;
+}
+
+/**
+ * Counts per hour and dimension, summed by every chart and summary. Key columns are never null
+ * (`''` for none), so that an upsert always finds its row.
+ */
+export interface HourlyTable {
+  bot: string;
+  /** Start of the hour (ms). */
+  hour: Millis;
+  platform: string;
+  channel: string;
+  /** The record's `type` (`incoming`, `outgoing`, `event`, `generic`). */
+  type: string;
+  /** `incoming`, `outgoing`, `event`, or `''` for a record that gave no entry. */
+  direction: string;
+  intent: string;
+  event_type: string;
+  /** Records whose first entry falls here (a record counts once however many entries it holds). */
+  records: number;
+  entries: number;
+  ai_generated: number;
+  revenue: number;
+}
+
+/** Which days a user was active, per platform and channel: the base of active-user and retention figures. */
+export interface UserDaysTable {
+  bot: string;
+  user_id: string;
+  /** Start of the day (ms, UTC). */
+  day: Millis;
+  platform: string;
+  channel: string;
+  messages: number;
+  events: number;
+}
+
+/** Data imported from elsewhere (today: NDJSON files of earlier versions), so nothing is imported twice. */
+export interface ImportsTable {
+  source: string;
+  records: number;
+  imported_at: Millis;
+}
+
+/** The database as Kysely types it. */
+export interface Database {
+  records: RecordsTable;
+  entries: EntriesTable;
+  users: UsersTable;
+  conversations: ConversationsTable;
+  conversation_users: ConversationUsersTable;
+  hourly: HourlyTable;
+  user_days: UserDaysTable;
+  imports: ImportsTable;
+}
