@@ -5,9 +5,22 @@
 import type { Message, MessengerIncoming, MessengerOutgoing, MessengerRequestData, MessengerResponseBody, PlatformKind } from '../protocol/index.js';
 import type { TrackResult } from './delivery-queue.js';
 
-/** What `stats()` reports. */
+/**
+ * What `stats()` reports. Each record the client took is counted in `logged` and, once settled, in
+ * exactly one of `delivered`, `failed`, `dropped` and `persisted`; until then it is `queued` or
+ * `inFlight`. So `delivered + failed + dropped + persisted + queued + inFlight === logged`, but
+ * for two moments: while the middleware's deferred tasks wait to run (in `queued`, and in
+ * `logged` once they have run), and right after `close()` gave up at its deadline, while requests
+ * of given-up records are still on their way (in `failed` or `persisted`, and in `inFlight`).
+ */
 export interface TrackingStats {
-  /** Records waiting: queued or backing off before a retry (not in flight). */
+  /**
+   * Records the client took: validated and queued, held, or refused for want of room or because
+   * the client was closed (records refused as invalid or skipped by a hook are not counted), and
+   * records re-sent from `persistDir`.
+   */
+  logged: number;
+  /** Records waiting: queued, backing off before a retry, or held behind their user's saved records (not in flight). */
   queued: number;
   /** Requests in flight now. */
   inFlight: number;
@@ -15,18 +28,24 @@ export interface TrackingStats {
   delivered: number;
   /** Retries made (attempts after a record's first). */
   retried: number;
-  /** Records given up after being tried (refused, unauthorized, out of retries or time, or at the close deadline). */
+  /** Records given up and not saved: refused by the endpoint, unauthorized, out of retries or time, or at the close deadline. */
   failed: number;
-  /** Records refused without being tried: queue full, or logged after `close()`. */
+  /** Records refused without being tried and not saved: queue full, or logged after `close()`. */
   dropped: number;
-  /** Records saved to `persistDir` for a later client to send. */
+  /** Records saved to `persistDir` for a later client to send (instead of being given up or dropped). */
   persisted: number;
 }
 
 /** What `close()` reports. */
 export interface CloseResult {
-  /** Records still pending at the deadline, now given up with reason `close-deadline`. */
+  /**
+   * Records still pending at the deadline, given up then: with reason `close-deadline` (counted in
+   * `stats.failed`), or saved to `persistDir` with reason `persisted` (counted in `stats.persisted`).
+   */
   abandoned: number;
+  /** Of `abandoned`, the records saved to `persistDir`. */
+  abandonedSaved: number;
+  /** The counts once closed (see `TrackingStats`; `failed` and `persisted` include the abandoned records). */
   stats: TrackingStats;
 }
 

@@ -1,84 +1,23 @@
 /**
  * The delivery queue: bounded, one lane per user so each user's records go out in the order
- * they were logged, lanes served round-robin within a window of requests in flight that follows
- * the endpoint (see concurrency.ts) up to a cap, retries with backoff.
+ * they were logged (lanes.ts), lanes served round-robin within a window of requests in flight that
+ * follows the endpoint (concurrency.ts) up to a cap; here, each attempt's outcome: delivered,
+ * retried with backoff, or given up (and offered to disk first).
  *
  * Process lifetime: an idle queue holds no timer and no socket. Requests in flight keep the
  * process alive (their sockets); backoff timers do not: when a process has nothing else to do
  * while records wait to be retried, the client closes itself within `closeTimeoutMs` (see
- * TrackingClient), so an awaited log call still settles and a short script still exits.
+ * exit-guard.ts), so an awaited log call still settles and a short script still exits.
  */
 import { TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
 import { ConcurrencyWindow } from './concurrency.js';
 import { endpointOf, errorCode, hintFor, isPermanentNetworkError } from './diagnose.js';
+import { Lanes, type Entry, type Lane } from './lanes.js';
 import { classifyStatus, nextDelay, type RetrySettings } from './retry.js';
-import type { PlatformKind, RecordType } from '../protocol/index.js';
+import type { DeliveryCounters, QueuedRecord } from './delivery-types.js';
 import type { Transport, TransportResponse } from './transport.js';
 
-/** A record was accepted by the endpoint. */
-export interface DeliveredResult {
-  status: 'delivered';
-  /** The endpoint's HTTP status (2xx). */
-  httpStatus: number;
-  /** Requests made for this record, the successful one included. */
-  attempts: number;
-}
-
-/** A hook (`ignoreUsers` or `beforeSend`) decided not to send the record, or tracking is off (`enabled: false`). */
-export interface SkippedResult {
-  status: 'skipped';
-  reason: 'ignored-user' | 'dropped-by-before-send' | 'disabled';
-}
-
-/** How a log call settles when it does not reject. */
-export type TrackResult = DeliveredResult | SkippedResult;
-
-/** A record waiting for delivery. */
-export interface QueuedRecord {
-  url: string;
-  body: string;
-  /** Records with the same lane key are delivered in order, one at a time. */
-  laneKey: string;
-  /** Short description for reports, such as `facebook outgoing` (never content). */
-  label: string;
-  platform: PlatformKind;
-  type: RecordType;
-  resolve(result: DeliveredResult): void;
-  reject(error: TrackingDeliveryError): void;
-}
-
-interface Entry {
-  record: QueuedRecord;
-  seq: number;
-  attempts: number;
-  firstAttemptAt: number;
-  /** When the current attempt was sent. */
-  sentAt: number;
-  /** Whether the window was full or records were waiting when the current attempt was sent. */
-  sentSaturated: boolean;
-  lastStatus?: number;
-  /** Resolved or rejected. */
-  settled: boolean;
-  /** Counted out of `pending` (once). */
-  counted: boolean;
-}
-
-interface Lane {
-  key: string;
-  entries: Entry[];
-  head: number;
-  /** idle: not in the ready list and nothing in flight; ready: waiting for a slot; active: in flight or backing off. */
-  state: 'idle' | 'ready' | 'active';
-}
-
-/** Counters reported by `TrackingClient.stats()`. */
-export interface DeliveryCounters {
-  delivered: number;
-  retried: number;
-  failed: number;
-  dropped: number;
-  persisted: number;
-}
+export type { DeliveredResult, DeliveryCounters, QueuedRecord, SkippedResult, TrackResult } from './delivery-types.js';
 
 export interface DeliverySettings extends RetrySettings {
   maxQueueSize: number;
@@ -101,6 +40,14 @@ export interface DeliveryHooks {
   persist?(record: QueuedRecord): boolean;
   /** Called after each attempt, for debug logging. */
   onAttempt?(record: QueuedRecord, outcome: { status?: number; error?: Error; attempt: number; delayMs?: number }): void;
+  /** Added to the hint of a network failure: a proxy the transport does not use (see `proxyNote`). */
+  proxyNote?: string;
+}
+
+/** What `abandon` did: records given up, and of them, those saved to disk. */
+export interface Abandoned {
+  abandoned: number;
+  saved: number;
 }
 
 interface FlushWaiter {
@@ -113,9 +60,7 @@ const HEADERS = Object.freeze({ 'content-type': 'application/json' });
 const PERSISTABLE: ReadonlySet<DeliveryFailureReason> = new Set(['retries-exhausted', 'retry-budget-exceeded', 'close-deadline']);
 
 export class DeliveryQueue {
-  private readonly lanes = new Map<string, Lane>();
-  private ready: Lane[] = [];
-  private readyHead = 0;
+  private readonly lanes = new Lanes();
   private readonly timers = new Set<NodeJS.Timeout>();
   private flushWaiters: FlushWaiter[] = [];
   private pending = 0;
@@ -125,7 +70,7 @@ export class DeliveryQueue {
   private readonly window: ConcurrencyWindow;
   /** The most requests in flight at once so far. */
   peakInFlight = 0;
-  readonly counters: DeliveryCounters = { delivered: 0, retried: 0, failed: 0, dropped: 0, persisted: 0 };
+  readonly counters: DeliveryCounters = { logged: 0, delivered: 0, retried: 0, failed: 0, dropped: 0, persisted: 0 };
 
   constructor(
     private readonly transport: Transport,
@@ -160,14 +105,9 @@ export class DeliveryQueue {
    */
   enqueue(record: QueuedRecord): boolean {
     if (this.isFull) return false;
-    let lane = this.lanes.get(record.laneKey);
-    if (lane === undefined) {
-      lane = { key: record.laneKey, entries: [], head: 0, state: 'idle' };
-      this.lanes.set(record.laneKey, lane);
-    }
-    lane.entries.push({ record, seq: ++this.seq, attempts: 0, firstAttemptAt: 0, sentAt: 0, sentSaturated: false, settled: false, counted: false });
     this.pending++;
-    if (lane.state === 'idle') this.makeReady(lane);
+    const entry: Entry = { record, seq: ++this.seq, attempts: 0, firstAttemptAt: 0, sentAt: 0, sentSaturated: false, settled: false, counted: false };
+    if (this.lanes.add(record.laneKey, entry)) this.schedulePump();
     return true;
   }
 
@@ -180,32 +120,21 @@ export class DeliveryQueue {
   }
 
   /**
-   * Gives up every unsettled record with `reason` (used by `close()` at its deadline) and
-   * cancels backoff timers. Results that arrive later for in-flight records are ignored.
+   * Gives up every unsettled record with `reason` (used by `close()` at its deadline), each with
+   * the message `messageFor` makes for it, and cancels backoff timers. Results that arrive later
+   * for in-flight records are ignored.
    */
-  abandon(reason: DeliveryFailureReason, message: string): number {
+  abandon(reason: DeliveryFailureReason, messageFor: (record: QueuedRecord, attempts: number, lastStatus: number | undefined) => string): Abandoned {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    let count = 0;
-    for (const lane of this.lanes.values()) {
-      for (let i = lane.head; i < lane.entries.length; i++) {
-        const entry = lane.entries[i];
-        if (entry.settled) continue;
-        count++;
-        this.giveUp(entry, reason, message);
-      }
+    const persistedBefore = this.counters.persisted;
+    let abandoned = 0;
+    for (const entry of this.lanes.drain()) {
+      if (entry.settled) continue;
+      abandoned++;
+      this.giveUp(entry, reason, messageFor(entry.record, entry.attempts, entry.lastStatus));
     }
-    this.lanes.clear();
-    this.ready = [];
-    this.readyHead = 0;
-    return count;
-  }
-
-  /** Puts a lane in the ready list; `schedule` false when the caller pumps right after. */
-  private makeReady(lane: Lane, schedule = true): void {
-    lane.state = 'ready';
-    this.ready.push(lane);
-    if (schedule) this.schedulePump();
+    return { abandoned, saved: this.counters.persisted - persistedBefore };
   }
 
   private schedulePump(): void {
@@ -219,16 +148,10 @@ export class DeliveryQueue {
 
   private pump(): void {
     const limit = this.window.limit;
-    while (this.inFlight < limit && this.readyHead < this.ready.length) {
-      const lane = this.ready[this.readyHead];
-      this.ready[this.readyHead++] = undefined as unknown as Lane;
-      if (lane.state !== 'ready') continue;
-      lane.state = 'active';
-      this.attempt(lane, lane.entries[lane.head], this.inFlight + 1 >= limit || this.readyHead < this.ready.length);
-    }
-    if (this.readyHead > 1024 && this.readyHead * 2 > this.ready.length) {
-      this.ready = this.ready.slice(this.readyHead);
-      this.readyHead = 0;
+    while (this.inFlight < limit) {
+      const lane = this.lanes.takeReady();
+      if (lane === undefined) break;
+      this.attempt(lane, lane.entries[lane.head], this.inFlight + 1 >= limit || this.lanes.hasReady());
     }
   }
 
@@ -270,7 +193,7 @@ export class DeliveryQueue {
       this.counters.delivered++;
       record.resolve({ status: 'delivered', httpStatus: response?.status ?? 200, attempts: entry.attempts });
       this.settled(entry);
-      this.advance(lane, false);
+      this.lanes.advance(lane);
     } else if (verdict === 'retry') {
       this.retryOrGiveUp(lane, entry, response, error);
     } else {
@@ -280,10 +203,10 @@ export class DeliveryQueue {
       if (verdict === 'unauthorized') {
         this.giveUp(entry, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). ${hintFor(record.url, status, undefined)}`);
       } else {
-        const hint = status === 404 ? ` ${hintFor(record.url, status, undefined)}` : '';
+        const hint = status === 404 || status === 407 ? ` ${hintFor(record.url, status, undefined, this.hooks.proxyNote)}` : '';
         this.giveUp(entry, 'rejected', `The tracking endpoint ${endpointOf(record.url)} refused the ${record.label} record (HTTP ${status}); it is not retried${detail}.${hint}`);
       }
-      this.advance(lane, false);
+      this.lanes.advance(lane);
     }
     this.pump();
   }
@@ -291,18 +214,18 @@ export class DeliveryQueue {
   private retryOrGiveUp(lane: Lane, entry: Entry, response: TransportResponse | undefined, error: Error | undefined): void {
     const { record } = entry;
     const what = response ? `HTTP ${response.status}` : `${errorCode(error) ?? error?.name ?? 'network error'}`;
-    const hint = hintFor(record.url, response?.status, error);
+    const hint = hintFor(record.url, response?.status, error, this.hooks.proxyNote);
     if (response === undefined && isPermanentNetworkError(error)) {
       // A TLS or protocol mismatch meets the same wall on every retry.
       this.hooks.onAttempt?.(record, { error, attempt: entry.attempts });
       this.giveUp(entry, 'rejected', `Gave up the ${record.label} record without retrying: ${hint}`, error);
-      this.advance(lane, false);
+      this.lanes.advance(lane);
       return;
     }
     if (entry.attempts >= this.settings.maxAttempts) {
       this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
       this.giveUp(entry, 'retries-exhausted', `Gave up the ${record.label} record after ${entry.attempts} attempts; the last failed with ${what}. ${hint}`, error);
-      this.advance(lane, false);
+      this.lanes.advance(lane);
       return;
     }
     const delay = nextDelay(entry.attempts, response?.retryAfter, this.settings);
@@ -310,16 +233,19 @@ export class DeliveryQueue {
     if (elapsed + delay > this.settings.maxRetryDurationMs) {
       this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
       this.giveUp(entry, 'retry-budget-exceeded', `Gave up the ${record.label} record: another retry would pass maxRetryDurationMs (${this.settings.maxRetryDurationMs} ms); the last attempt failed with ${what}. ${hint}`, error);
-      this.advance(lane, false);
+      this.lanes.advance(lane);
       return;
     }
     this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts, delayMs: delay });
     this.counters.retried++;
     // Unref'd: a retry alone does not keep the process alive. When nothing else does, the client
-    // closes itself (bounded by closeTimeoutMs; see TrackingClient), and the retry runs within that.
+    // closes itself (bounded by closeTimeoutMs; see exit-guard.ts), and the retry runs within that.
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      if (!entry.settled) this.makeReady(lane);
+      if (!entry.settled) {
+        this.lanes.makeReady(lane);
+        this.schedulePump();
+      }
     }, delay);
     timer.unref();
     this.timers.add(timer);
@@ -329,7 +255,7 @@ export class DeliveryQueue {
     entry.settled = true;
     if (PERSISTABLE.has(reason) && this.hooks.persist?.(entry.record)) {
       reason = 'persisted';
-      message = `${message}. It was saved to persistDir; a client started with the same persistDir will send it.`;
+      message = `${/[.?!]\s*$/.test(message) ? message.trimEnd() : `${message}.`} It was saved to persistDir; a client started with the same persistDir will send it.`;
       this.counters.persisted++;
     } else {
       this.counters.failed++;
@@ -342,22 +268,6 @@ export class DeliveryQueue {
     entry.record.reject(error);
     this.hooks.onGiveUp(error, entry.record);
     this.settled(entry);
-  }
-
-  /** Drops the lane's head (settled) and moves on to its next record (`schedule` as in `makeReady`). */
-  private advance(lane: Lane, schedule = true): void {
-    lane.entries[lane.head] = undefined as unknown as Entry;
-    lane.head++;
-    if (lane.head >= lane.entries.length) {
-      this.lanes.delete(lane.key);
-      lane.state = 'idle';
-      return;
-    }
-    if (lane.head > 64 && lane.head * 2 > lane.entries.length) {
-      lane.entries = lane.entries.slice(lane.head);
-      lane.head = 0;
-    }
-    this.makeReady(lane, schedule);
   }
 
   private settled(entry: Entry): void {

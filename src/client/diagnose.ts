@@ -29,26 +29,74 @@ export function isPermanentNetworkError(error: Error | undefined): boolean {
   return code !== undefined && PROTOCOL_ERROR.test(code);
 }
 
-/** What to do about a failed attempt at `url`, in one sentence (never the key). */
-export function hintFor(url: string, status: number | undefined, error: Error | undefined): string {
+/** The host name of a URL, or `fallback` when it cannot be read. */
+function hostOf(url: string, fallback: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * What to do about a failed attempt at `url`, in one sentence or two (never the key). `proxyNote`
+ * (see `proxyNote`) is added to network failures and to a proxy's 407.
+ */
+export function hintFor(url: string, status: number | undefined, error: Error | undefined, proxyNote?: string): string {
   const endpoint = endpointOf(url);
+  const withProxyNote = (hint: string) => (proxyNote === undefined ? hint : `${hint} ${proxyNote}`);
   if (status === 401 || status === 403) return `Check TRACKING_API_KEY (or the apiKey option): ${endpoint} does not accept it.`;
   if (status === 404) return `${endpoint} does not exist: check the path in TRACKING_BASE_URL.`;
-  if (status === 429) return `${endpoint} is rate-limiting this bot.`;
+  if (status === 407) {
+    return withProxyNote(
+      `A proxy between this process and ${endpoint} asks for credentials (HTTP 407): pass a transport that authenticates with it, such as createAxiosTransport({ axios }) with an axios instance whose proxy option carries auth.`,
+    );
+  }
+  if (status === 429) {
+    return `${endpoint} is rate-limiting this bot (HTTP 429): the client waits as long as its Retry-After says (up to maxRetryAfterMs) and sends fewer requests at once. If it keeps happening, ask the endpoint's operator for a higher limit, or lower maxConcurrency.`;
+  }
   if (status !== undefined && status >= 500) return `${endpoint} is failing (HTTP ${status}); it is retried while it recovers.`;
   const code = errorCode(error);
-  if (code === 'ECONNREFUSED') return `Nothing is listening at ${endpoint}: is the tracking endpoint running at that address (TRACKING_BASE_URL)?`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    let host = endpoint;
-    try {
-      host = new URL(url).hostname;
-    } catch {
-      // keep the endpoint
-    }
-    return `The host name ${host} does not resolve: check TRACKING_BASE_URL.`;
+  if (code === 'ECONNREFUSED') return withProxyNote(`Nothing is listening at ${endpoint}: is the tracking endpoint running at that address (TRACKING_BASE_URL)?`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return withProxyNote(`The host name ${hostOf(url, endpoint)} does not resolve: check TRACKING_BASE_URL.`);
+  if (code !== undefined && PROTOCOL_ERROR.test(code)) return withProxyNote(`TLS or protocol error talking to ${endpoint} (${code}): check http:// vs https:// in TRACKING_BASE_URL, the certificate, and any proxy in between.`);
+  if (code === 'ETIMEDOUT' || error?.name === 'TimeoutError' || /timed? ?out/i.test(error?.message ?? '')) return withProxyNote(`${endpoint} did not answer in time (requestTimeoutMs).`);
+  if (code === 'ECONNRESET' || code === 'EPIPE') return withProxyNote(`${endpoint} closed the connection.`);
+  return withProxyNote(`The request to ${endpoint} failed.`);
+}
+
+/** Whether `host` is listed in a NO_PROXY value (`host`, `.domain`, `*.domain` or `*`). */
+function bypassesProxy(host: string, noProxy: string | undefined): boolean {
+  if (noProxy === undefined) return false;
+  return noProxy
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim().toLowerCase().replace(/:\d+$/, ''))
+    .filter((entry) => entry.length > 0)
+    .some((entry) => {
+      if (entry === '*') return true;
+      const domain = entry.replace(/^\*?\./, '');
+      return host === domain || host.endsWith(`.${domain}`);
+    });
+}
+
+/**
+ * A note for failures when the environment names a proxy for the endpoint's scheme (`HTTPS_PROXY`,
+ * `HTTP_PROXY`, either case) and the client uses its default transport: Node's `http`/`https`
+ * modules do not read those variables, so requests go to the endpoint directly. `undefined` when
+ * no proxy is set, the host is in `NO_PROXY`, or the user passed a transport of their own.
+ */
+export function proxyNote(baseUrl: string, env: NodeJS.ProcessEnv, defaultTransport: boolean): string | undefined {
+  if (!defaultTransport) return undefined;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
   }
-  if (code !== undefined && PROTOCOL_ERROR.test(code)) return `TLS or protocol error talking to ${endpoint} (${code}): check http:// vs https:// in TRACKING_BASE_URL, the certificate, and any proxy in between.`;
-  if (code === 'ETIMEDOUT' || error?.name === 'TimeoutError' || /timed? ?out/i.test(error?.message ?? '')) return `${endpoint} did not answer in time (requestTimeoutMs).`;
-  if (code === 'ECONNRESET' || code === 'EPIPE') return `${endpoint} closed the connection.`;
-  return `The request to ${endpoint} failed.`;
+  const names = url.protocol === 'https:' ? ['HTTPS_PROXY', 'https_proxy'] : ['HTTP_PROXY', 'http_proxy'];
+  const name = names.find((n) => (env[n] ?? '').trim() !== '');
+  if (name === undefined) return undefined;
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bypassesProxy(host, env.NO_PROXY ?? env.no_proxy)) return undefined;
+  return `Note: ${name} is set, but the default transport (node:http) does not use it and connects to ${host} directly. If this process can only reach ${host} through that proxy, pass a transport that uses it: createAxiosTransport() does (axios reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY).`;
 }

@@ -2,6 +2,7 @@
  * Logging: a pino-like interface, a stderr default, and a wrapper that scrubs secrets from
  * everything it passes on.
  */
+import { SECRET_KEY } from '../protocol/index.js';
 import { scrub } from './redact.js';
 
 /** A pino-like logger. `fields` is a plain object; pino, bunyan-style and console-like loggers fit. */
@@ -14,11 +15,6 @@ export interface Logger {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-
-/** True when env `TRACKING_DEBUG` asks for debug logging (`1`, `true`, `yes`, `debug`). */
-export function debugFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(1|true|yes|debug)$/i.test(env.TRACKING_DEBUG ?? '');
-}
 
 /**
  * A logger that writes one line per entry to stderr: `[conversation-analytics] warn: message {"field":…}`.
@@ -45,7 +41,8 @@ function scrubValue(value: unknown, secrets: readonly string[], depth: number): 
     if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets, depth - 1));
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      out[key] = /^(apiKey|access_token|authorization)$/i.test(key) ? '***' : scrubValue((value as Record<string, unknown>)[key], secrets, depth - 1);
+      // The package's one list of secret names (protocol/secrets.ts): keys, tokens, passwords, authorization…
+      out[key] = SECRET_KEY.test(key) ? '***' : scrubValue((value as Record<string, unknown>)[key], secrets, depth - 1);
     }
     return out;
   }

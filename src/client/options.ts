@@ -28,8 +28,9 @@ export interface TrackingClientOptions {
    */
   baseUrl?: string;
   /**
-   * Wire values of the direct-message and messenger platforms.
-   * Default `{ directMessage: 'twitter', messenger: 'facebook' }`.
+   * Wire values of the direct-message and messenger platforms: lowercase letters, digits, `-` and
+   * `_`, not `sms` or `universal`, and different from each other (else the constructor throws
+   * `TrackingConfigError`). Default `{ directMessage: 'twitter', messenger: 'facebook' }`.
    */
   platformNames?: Partial<PlatformNames>;
   /** Accept `referralEvent` as an event type. Default `false`: the spec does not say the endpoint accepts it. */
@@ -71,7 +72,11 @@ export interface TrackingClientOptions {
    * scrubbed before the logger sees anything.
    */
   logger?: Logger | false;
-  /** Log every request (URL with `apiKey=***`, body with access tokens redacted). Default: env `TRACKING_DEBUG`. */
+  /**
+   * Log every request (URL with `apiKey=***`, body with access tokens redacted). Default: env
+   * `TRACKING_DEBUG` (`1`, `true`, `yes`, `on` or `debug` turn it on; `0`, `false`, `no`, `off` or
+   * empty leave it off; any other value makes the constructor throw `TrackingConfigError`), else off.
+   */
   debug?: boolean;
   /** Scrubs a record before it is sent (for example to remove personal data). Return the record; returning nothing keeps the (mutated) record. A hook that throws rejects the record. */
   redact?: (record: TrackedRecord) => TrackedRecord | void;
@@ -104,21 +109,58 @@ export interface TrackingClientOptions {
    * `false`: a client that records nothing and never touches the network (for tests and local
    * runs); it says so once, needs no key or URL, and every log call resolves with
    * `{ status: 'skipped', reason: 'disabled' }`. Default: env `TRACKING_ENABLED` (`false`, `0`,
-   * `no` or `off` turn it off), else `true`.
+   * `no` or `off` turn it off; `true`, `1`, `yes`, `on` or empty leave it on; any other value, such
+   * as `ture`, makes the constructor throw `TrackingConfigError` rather than guess), else `true`.
    */
   enabled?: boolean;
   /** Environment to read defaults from. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
 
-/** Whether a client with these options tracks at all (`enabled`, else env `TRACKING_ENABLED`). */
-export function isEnabled(options: TrackingClientOptions): boolean {
-  if (options.enabled !== undefined) return options.enabled !== false;
-  const value = (options.env ?? process.env).TRACKING_ENABLED?.trim().toLowerCase();
-  return !(value === 'false' || value === '0' || value === 'no' || value === 'off');
+/** Values an on/off environment variable may take (trimmed, any case); empty is the same as unset. */
+const ON = new Set(['1', 'true', 'yes', 'on']);
+const OFF = new Set(['0', 'false', 'no', 'off']);
+
+/**
+ * Reads an on/off environment variable: `undefined` when it is unset or empty, else true or false.
+ * A value that is neither (`ture`, `verbose`) is added to `problems` and read as `undefined`.
+ */
+function envFlag(env: NodeJS.ProcessEnv, name: string, problems: Problems, extraOn: readonly string[] = []): boolean | undefined {
+  const raw = env[name];
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === '') return undefined;
+  if (ON.has(value) || extraOn.includes(value)) return true;
+  if (OFF.has(value)) return false;
+  const shown = JSON.stringify(raw!.length > 40 ? `${raw!.slice(0, 40)}…` : raw);
+  problems.add(
+    `${name} is ${shown}, which is neither on nor off: set it to true or false (1/0, yes/no and on/off work too${extraOn.length > 0 ? `, and ${extraOn.join(', ')} means on` : ''}), or remove it.`,
+    { path: name, expected: `on or off (true/false, 1/0, yes/no, on/off${extraOn.length > 0 ? `, ${extraOn.join(', ')}` : ''})`, received: shown },
+  );
+  return undefined;
+}
+
+/** The problems found in a client's settings: one message and one issue each, thrown together. */
+class Problems {
+  readonly messages: string[] = [];
+  readonly issues: ValidationIssue[] = [];
+
+  add(message: string, ...issues: ValidationIssue[]): void {
+    this.messages.push(message);
+    this.issues.push(...issues);
+  }
+
+  throwIfAny(): void {
+    const { messages } = this;
+    if (messages.length === 0) return;
+    throw new TrackingConfigError(messages.length === 1 ? messages[0] : `${messages.length} settings need fixing: ${messages.map((m, i) => `(${i + 1}) ${m}`).join(' ')}`, this.issues);
+  }
 }
 
 export interface ResolvedOptions extends DeliverySettings {
+  /** `false`: the client records nothing and sends nothing (`enabled`, else env `TRACKING_ENABLED`). */
+  enabled: boolean;
+  /** Log every request (`debug`, else env `TRACKING_DEBUG`). */
+  debug: boolean;
   apiKey: string;
   baseUrl: string;
   platformNames: PlatformNames;
@@ -146,54 +188,73 @@ type NumericOption = keyof typeof NUMERIC_DEFAULTS;
 
 /**
  * Fills in defaults from the environment and checks every option. Throws one `TrackingConfigError`
- * that names every missing or invalid setting at once (the API key, the base URL, numeric options),
- * each with what to do, so a deployment is fixed in one go.
+ * that names every missing or invalid setting at once (the API key, the base URL, `TRACKING_ENABLED`,
+ * `TRACKING_DEBUG`, `platformNames`, numeric options), each with what to do, so a deployment is
+ * fixed in one go. A client that is off (`enabled: false`, `TRACKING_ENABLED=false`) needs no key
+ * or URL: none is checked, and none is used.
  */
 export function resolveOptions(options: TrackingClientOptions): ResolvedOptions {
   const env = options.env ?? process.env;
-  const messages: string[] = [];
-  const issues: ValidationIssue[] = [];
-  const apiKey = options.apiKey ?? env.TRACKING_API_KEY;
+  const problems = new Problems();
+  // An option given in code wins over the environment, whose variable is then not read at all.
+  const enabled = options.enabled !== undefined ? options.enabled !== false : (envFlag(env, 'TRACKING_ENABLED', problems) ?? true);
+  const debug = options.debug !== undefined ? options.debug === true : (envFlag(env, 'TRACKING_DEBUG', problems, ['debug']) ?? false);
+  let apiKey = options.apiKey ?? env.TRACKING_API_KEY;
+  let baseUrl = options.baseUrl ?? env.TRACKING_BASE_URL;
+  if (!enabled) {
+    // Off: no key or URL is needed, and none is used (nothing is ever sent).
+    apiKey = 'tracking-disabled';
+    baseUrl = 'http://127.0.0.1';
+  }
   if (apiKey === undefined || apiKey === '') {
-    messages.push('No API key: set the TRACKING_API_KEY environment variable, or pass { apiKey } to the TrackingClient. A key comes with each bot you create in the analytics dashboard.');
-    issues.push({ path: 'apiKey', expected: 'the bot\'s API key (env TRACKING_API_KEY)', received: 'missing' });
+    problems.add(
+      'No API key: set the TRACKING_API_KEY environment variable, or pass { apiKey } to the TrackingClient. A key comes with each bot you create in the analytics dashboard.',
+      { path: 'apiKey', expected: 'the bot\'s API key (env TRACKING_API_KEY)', received: 'missing' },
+    );
   } else {
     const keyIssues = checkApiKey(apiKey);
-    if (keyIssues.length > 0) {
-      messages.push('The API key is a placeholder (such as <API_KEY>), not a real key: put the bot\'s key in TRACKING_API_KEY or the apiKey option.');
-      issues.push(...keyIssues);
+    if (keyIssues.length > 0) problems.add('The API key is a placeholder (such as <API_KEY>), not a real key: put the bot\'s key in TRACKING_API_KEY or the apiKey option.', ...keyIssues);
+  }
+  if (baseUrl === undefined || baseUrl === '') {
+    problems.add(
+      'No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints).',
+      { path: 'baseUrl', expected: 'the endpoint\'s base URL (env TRACKING_BASE_URL)', received: 'missing' },
+    );
+  } else if (!/^https?:\/\/[^/\s]+/i.test(baseUrl) || !URL.canParse(baseUrl)) {
+    problems.add('baseUrl (TRACKING_BASE_URL) must be an absolute http:// or https:// URL, such as http://127.0.0.1:3979.', { path: 'baseUrl', expected: 'an absolute http(s) URL', received: 'not an http(s) URL' });
+  }
+  const platformNames = { ...DEFAULT_PLATFORM_NAMES, ...options.platformNames };
+  for (const key of ['directMessage', 'messenger'] as const) {
+    const value: unknown = platformNames[key];
+    if (typeof value !== 'string' || !/^[a-z0-9_-]+$/.test(value) || value === 'sms' || value === 'universal') {
+      problems.add(`platformNames.${key} must be a lowercase platform value (letters, digits, - and _) other than sms and universal (default ${DEFAULT_PLATFORM_NAMES[key]}).`, {
+        path: `platformNames.${key}`,
+        expected: 'a lowercase platform value',
+        received: 'invalid',
+      });
     }
   }
-  const baseUrl = options.baseUrl ?? env.TRACKING_BASE_URL;
-  if (baseUrl === undefined || baseUrl === '') {
-    messages.push('No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints).');
-    issues.push({ path: 'baseUrl', expected: 'the endpoint\'s base URL (env TRACKING_BASE_URL)', received: 'missing' });
-  } else if (!/^https?:\/\/[^/\s]+/i.test(baseUrl) || !URL.canParse(baseUrl)) {
-    messages.push('baseUrl (TRACKING_BASE_URL) must be an absolute http:// or https:// URL, such as http://127.0.0.1:3979.');
-    issues.push({ path: 'baseUrl', expected: 'an absolute http(s) URL', received: 'not an http(s) URL' });
+  if (platformNames.directMessage === platformNames.messenger) {
+    problems.add('platformNames.directMessage and platformNames.messenger must differ: records of the two platforms would be indistinguishable.', {
+      path: 'platformNames',
+      expected: 'two different platform values',
+      received: 'the same value twice',
+    });
   }
   const numbers = {} as Record<NumericOption, number>;
   for (const name of Object.keys(NUMERIC_DEFAULTS) as NumericOption[]) {
     const value = options[name] ?? NUMERIC_DEFAULTS[name];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      messages.push(`Option ${name} must be a positive number (default ${NUMERIC_DEFAULTS[name]}).`);
-      issues.push({ path: name, expected: 'a positive number', received: typeof value });
+      problems.add(`Option ${name} must be a positive number (default ${NUMERIC_DEFAULTS[name]}).`, { path: name, expected: 'a positive number', received: typeof value });
       continue;
     }
     numbers[name] = value;
   }
-  if (messages.length > 0) throw new TrackingConfigError(messages.length === 1 ? messages[0] : `${messages.length} settings need fixing: ${messages.map((m, i) => `(${i + 1}) ${m}`).join(' ')}`, issues);
-  const platformNames = { ...DEFAULT_PLATFORM_NAMES, ...options.platformNames };
-  for (const key of ['directMessage', 'messenger'] as const) {
-    if (!/^[a-z0-9_-]+$/.test(platformNames[key]) || ['sms', 'universal'].includes(platformNames[key])) {
-      throw new TrackingConfigError(
-        `platformNames.${key} must be a lowercase platform value other than sms and universal.`,
-        [{ path: `platformNames.${key}`, expected: 'a lowercase platform value', received: 'invalid' }],
-      );
-    }
-  }
+  problems.throwIfAny();
   return {
     ...numbers,
+    enabled,
+    debug,
     apiKey: apiKey as string,
     baseUrl: baseUrl as string,
     platformNames,

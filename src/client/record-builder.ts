@@ -37,10 +37,7 @@ export class RecordBuilder {
     let issues = this.validate(record);
     if (issues.length > 0) return refused(`The ${label} record`, issues);
 
-    if (platform === 'messenger' && type === 'outgoing') {
-      const token = (body as MessengerOutgoing).qs?.access_token;
-      if (typeof token === 'string' && token.length > 0) this.onAccessToken(token);
-    }
+    this.hearToken(record);
     const userId = userIdOf(record);
     if (this.isIgnored(userId, record)) return { status: 'skipped', result: { status: 'skipped', reason: 'ignored-user' } };
     if (this.hooks.redact !== undefined || this.hooks.beforeSend !== undefined) {
@@ -56,6 +53,7 @@ export class RecordBuilder {
       }
       issues = this.validate(record);
       if (issues.length > 0) return refused(`The ${label} record (after redact/beforeSend)`, issues);
+      this.hearToken(record); // a hook may have put a token in
     }
 
     let json: string;
@@ -69,6 +67,27 @@ export class RecordBuilder {
       return refused(`The ${label} record`, [{ path: '(root)', expected: `at most ${maxBodyBytes} bytes of JSON (maxBodyBytes)`, received: `${Buffer.byteLength(json)} bytes` }]);
     }
     return { status: 'ready', json, userId: userId ?? '' };
+  }
+
+  /**
+   * Checks a record read back from `persistDir` as a new one is checked (the spec, `maxBodyBytes`)
+   * and hears its access token, so an echo of it is masked too. The hooks are not run again: they
+   * ran when the record was first logged. Returns its user, or why it cannot be re-sent.
+   */
+  checkSaved(record: TrackedRecord): { userId: string } | { problem: string } {
+    const label = `${record.platform} ${record.type}`;
+    if (this.validate(record).length > 0) return { problem: `not a valid ${label} record` };
+    this.hearToken(record);
+    const json = JSON.stringify(record.body);
+    if (Buffer.byteLength(json) > this.options.maxBodyBytes) return { problem: 'larger than maxBodyBytes' };
+    return { userId: userIdOf(record) ?? '' };
+  }
+
+  private hearToken(record: TrackedRecord): void {
+    if (record.platform === 'messenger' && record.type === 'outgoing') {
+      const token = (record.body as MessengerOutgoing).qs?.access_token;
+      if (typeof token === 'string' && token.length > 0) this.onAccessToken(token);
+    }
   }
 
   private validate(record: TrackedRecord): ValidationIssue[] {

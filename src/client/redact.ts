@@ -1,5 +1,12 @@
 /**
  * Secret redaction: the API key and messenger access tokens never reach a log line or an error.
+ *
+ * Text that comes back from elsewhere (a response body, a network error) may carry a secret in any
+ * encoding: raw, percent-encoded as `encodeURIComponent` or `URLSearchParams` does it (hex in
+ * either case; a space as `%20` or `+`), or JSON-escaped (`\"`, `\/`, `\uXXXX`), and even a mix
+ * of these within one secret. Each secret is therefore matched character by character, every
+ * character in any of its encodings, rather than as a list of whole forms that would always miss
+ * one. Secrets of any length are masked: a short key makes messages harder to read, never leaks.
  */
 import { SECRET_PARAMETERS } from '../protocol/index.js';
 
@@ -19,28 +26,84 @@ export function redactJson(text: string): string {
   return text.replace(JSON_SECRET, `$1"${MASK}"`);
 }
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** A hex number as a pattern that matches its digits in either case (`2f` and `2F`). */
+function hexPattern(value: number, digits: number): string {
+  return value
+    .toString(16)
+    .padStart(digits, '0')
+    .replace(/[a-f]/g, (d) => `[${d}${d.toUpperCase()}]`);
+}
+
+const JSON_SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '/': '\\/', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** One character (a code point) of a secret, in every encoding text from elsewhere may use. */
+function characterPattern(ch: string): string {
+  const ways = [escapeRegExp(ch)];
+  ways.push([...Buffer.from(ch, 'utf8')].map((byte) => `%${hexPattern(byte, 2)}`).join(''));
+  let escaped = '';
+  for (let i = 0; i < ch.length; i++) escaped += `\\\\u${hexPattern(ch.charCodeAt(i), 4)}`;
+  ways.push(escaped);
+  const short = JSON_SHORT_ESCAPES[ch];
+  if (short !== undefined) ways.push(escapeRegExp(short));
+  if (ch === ' ') ways.push('\\+');
+  return `(?:${ways.join('|')})`;
+}
+
+/** A pattern that matches `secret` in any encoding, or a mix of them (see the file's header). */
+function secretPattern(secret: string): string {
+  let pattern = '';
+  for (const ch of secret) pattern += characterPattern(ch);
+  return pattern;
+}
+
 /**
- * The forms a secret takes in text that came back from elsewhere: as is, percent-encoded (upper
- * and lower case hex), form-encoded (spaces as `+`), and JSON-escaped.
+ * The matcher of a list of secrets, built once per list and rebuilt when it grows (the client's
+ * list only ever grows: the key, then each access token seen).
  */
-export function secretForms(secret: string): string[] {
-  const percent = encodeURIComponent(secret);
-  const forms = new Set([secret, percent, percent.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), percent.replace(/%20/g, '+'), JSON.stringify(secret).slice(1, -1)]);
-  return [...forms].sort((a, b) => b.length - a.length);
+const matchers = new WeakMap<readonly string[], { count: number; regex: RegExp | undefined }>();
+
+function matcherOf(secrets: readonly string[]): RegExp | undefined {
+  const cached = matchers.get(secrets);
+  if (cached !== undefined && cached.count === secrets.length) return cached.regex;
+  // Longest first: a secret that contains another is masked whole.
+  const patterns = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length > 0))].sort((a, b) => b.length - a.length).map(secretPattern);
+  const regex = patterns.length === 0 ? undefined : new RegExp(patterns.join('|'), 'g');
+  matchers.set(secrets, { count: secrets.length, regex });
+  return regex;
 }
 
 /**
  * Removes every known secret from a piece of text: secret query parameters, JSON secret fields,
- * bearer tokens, and each value in `secrets` wherever it appears, in any of its forms
- * (`secretForms`: raw, percent-, form- or JSON-encoded).
+ * bearer tokens, and each value in `secrets` wherever it appears, in any encoding (raw, percent-
+ * or form-encoded, JSON-escaped, or a mix), whatever its length.
  */
 export function scrub(text: string, secrets: readonly string[] = []): string {
-  let out = redactJson(redactUrl(text)).replace(BEARER, `$1${MASK}`);
-  for (const secret of secrets) {
-    if (secret.length < 4) continue;
-    for (const form of secretForms(secret)) if (out.includes(form)) out = out.split(form).join(MASK);
+  const out = redactJson(redactUrl(text)).replace(BEARER, `$1${MASK}`);
+  const matcher = matcherOf(secrets);
+  return matcher === undefined ? out : out.replace(matcher, MASK);
+}
+
+/**
+ * The secrets one client knows: its API key, and every access token it has seen, in new records
+ * and in records re-sent from `persistDir`. No cap: a token echoed back long after must never
+ * appear raw.
+ */
+export class KnownSecrets {
+  /** The key first, then the tokens in the order they were seen (`scrub` takes this list). */
+  readonly list: string[];
+  private readonly seen = new Set<string>();
+
+  constructor(apiKey: string) {
+    this.list = [apiKey];
   }
-  return out;
+
+  add(secret: string): void {
+    if (this.seen.has(secret)) return;
+    this.seen.add(secret);
+    this.list.push(secret);
+  }
 }
 
 /**

@@ -1,120 +1,213 @@
 /**
- * Re-sending what an earlier process saved to `persistDir`: a batch at a time, only while the
- * queue has room, so a large backlog neither floods the endpoint nor crowds out live records.
- * The files are deleted once every record in them has settled (given-up ones are saved again).
+ * Re-sending what earlier processes saved to `persistDir`: a batch at a time, only while the queue
+ * has room, so a large backlog neither floods the endpoint nor crowds out live records.
+ *
+ * Order per user: a new record of a user who still has saved records waiting is held until those
+ * are queued, so a user's saved records always go before anything newer of theirs.
+ *
+ * Done (every saved record settled) or stopped by `close()`: what is still to be sent from the
+ * claimed files (records never queued, and queued ones that failed again) is written to the
+ * client's own file with the times they were logged, and the claimed files are deleted; records
+ * held behind them are saved after them (`finish`). The next start sorts by those times, so the
+ * order holds across any number of restarts.
+ *
+ * Process lifetime: the pacing timer is unref'd. A process with nothing else to do is not kept
+ * alive by a replay: its client closes itself (see exit-guard.ts), which stops the replay and
+ * saves what is left.
  */
 import type { TrackResult } from './delivery-queue.js';
 import type { SafeLogger } from './logger.js';
-import type { PersistedRecord, UndeliveredStore } from './persistence.js';
-import { savedUserId } from './records.js';
+import { CLAIM_TOUCH_MS, type PersistedRecord, type SavedRecord, type SavedRecordCheck, type UndeliveredStore } from './persistence.js';
 
 export interface ReplayTarget {
   log: SafeLogger;
   maxQueueSize: number;
+  /** Checks each saved record as a new one would be checked (see `SavedRecordCheck`). */
+  check: SavedRecordCheck;
   /** Records in the delivery queue now. */
   queued(): number;
-  /** Queues one saved record on the lane of `userId`. */
-  enqueue(record: PersistedRecord, userId: string): Promise<TrackResult>;
+  /** Queues saved record number `index` on the lane of its user. */
+  enqueue(record: SavedRecord, index: number): Promise<TrackResult>;
+}
+
+/** A new record held behind its user's saved ones. */
+export interface HeldRecord extends PersistedRecord {
+  /** Queues it (its user's saved records are all queued). */
+  send(): void;
+  /** It was saved to disk behind its user's saved records (the replay was stopped). */
+  saved(): void;
+  /** It could not be saved (`maxPersistBytes`, a failed write) when the replay was stopped: give it up. */
+  lost(): void;
 }
 
 /** A replay under way. */
 export interface Replay {
-  /** Stops it: what it has not queued yet is saved back untouched, and records it held are let go. */
-  stop(): void;
+  /** Whether it still has saved records to queue or to see settled. */
+  readonly active: boolean;
   /**
-   * Holds a new record of `userId` while that user still has saved records waiting to be queued
-   * (so a user's saved records always go before anything newer of theirs): returns true and calls
-   * `send` once they are queued. Returns false (send it now) for any other user.
+   * Holds `record` of `userId` while that user still has saved records waiting to be queued:
+   * returns true and calls `record.send` once they are queued. Returns false (send it now) for
+   * any other user.
    */
-  hold(userId: string, send: () => void): boolean;
+  hold(userId: string, record: HeldRecord): boolean;
   /** Records held now. */
   held(): number;
+  /**
+   * Saved record `index` was given up for a reason a later process could overcome (an outage,
+   * the close deadline): it stays on disk for the next start. Returns false when the replay is
+   * already finished (the caller saves it itself).
+   */
+  keep(index: number): boolean;
+  /** Stops queuing saved records (the client is closing). Records keep being held. */
+  stop(): void;
+  /**
+   * After `stop()` and once nothing is pending in the queue: saves what is left (see the file's
+   * header) and ends the replay. Safe to call more than once.
+   */
+  finish(): void;
 }
+
+const PENDING = 0;
+const QUEUED = 1;
+const DONE = 2;
+const KEPT = 3;
 
 /**
  * Starts re-sending the records saved in `store`. Returns the replay, or `undefined` when there
  * was nothing to send.
  */
 export function replaySaved(store: UndeliveredStore, target: ReplayTarget): Replay | undefined {
-  const { records, release, skipped } = store.claim();
+  const { records, release, skipped, touch } = store.claim(target.check);
   const skippedCount = Object.values(skipped).reduce((a, b) => a + b, 0);
   if (skippedCount > 0) {
-    const reasons = Object.entries(skipped).map(([reason, n]) => `${n} ${reason}`).join(', ');
+    const reasons = Object.entries(skipped)
+      .map(([reason, n]) => `${n} ${reason}`)
+      .join(', ');
     target.log.warn({ skipped }, `skipped ${skippedCount} saved lines in persistDir that cannot be re-sent (${reasons}); the other ${records.length} are re-sent`);
   }
   if (records.length === 0) {
-    release();
+    release([]);
     return undefined;
   }
   target.log.info({ records: records.length }, `re-sending ${records.length} records saved in persistDir by an earlier process`);
+  const state = new Uint8Array(records.length);
   let next = 0;
-  let unsettled = records.length;
+  let unsettled = 0;
   let stopped = false;
-  const users = records.map(savedUserId);
+  let finished = false;
   /** Saved records of each user not yet queued. */
   const waiting = new Map<string, number>();
-  for (const user of users) waiting.set(user, (waiting.get(user) ?? 0) + 1);
-  const holding = new Map<string, (() => void)[]>();
+  for (const record of records) waiting.set(record.userId, (waiting.get(record.userId) ?? 0) + 1);
+  const holding = new Map<string, HeldRecord[]>();
   let heldCount = 0;
   const letGo = (user: string) => {
-    const sends = holding.get(user);
+    const held = holding.get(user);
     holding.delete(user);
-    if (sends === undefined) return;
-    heldCount -= sends.length;
-    for (const send of sends) send();
+    if (held === undefined) return;
+    heldCount -= held.length;
+    for (const record of held) record.send();
   };
-  const settledOne = () => {
-    if (--unsettled === 0) release();
+  // Touch the claimed files now and then, so no other process takes them for dead ones.
+  const toucher = setInterval(touch, CLAIM_TOUCH_MS);
+  toucher.unref();
+
+  /** Writes what is left of the saved records back and deletes the claimed files. */
+  const end = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    clearInterval(toucher);
+    const keep: PersistedRecord[] = [];
+    let neverQueued = 0;
+    for (let i = 0; i < records.length; i++) {
+      if (state[i] === PENDING) neverQueued++;
+      if (state[i] === PENDING || state[i] === KEPT) keep.push(records[i]);
+    }
+    const written = release(keep);
+    if (written < keep.length) {
+      target.log.warn({ records: keep.length }, `could not write ${keep.length} saved records back to persistDir; the files they came from are left there for the next start, which may send some records twice`);
+    } else if (neverQueued > 0) {
+      target.log.info({ records: neverQueued }, `${neverQueued} saved records not re-sent yet stay in persistDir for the next start`);
+    }
+  };
+  const settledOne = (index: number) => {
+    if (state[index] === QUEUED) state[index] = DONE;
+    unsettled--;
+    if (!stopped && unsettled === 0 && next >= records.length) end();
   };
   const batch = Math.max(1, Math.min(100, Math.floor(target.maxQueueSize / 4)));
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {
+    if (stopped) return;
     const room = target.maxQueueSize - target.queued();
-    const end = Math.min(records.length, next + Math.min(batch, Math.max(0, room - batch)));
-    for (; next < end; next++) {
-      const record = records[next];
-      const user = users[next];
+    const until = Math.min(records.length, next + Math.min(batch, Math.max(0, room - batch)));
+    for (; next < until; next++) {
+      const index = next;
+      const record = records[index];
+      state[index] = QUEUED;
+      unsettled++;
       let queued: Promise<TrackResult>;
       try {
-        queued = target.enqueue(record, user);
+        queued = target.enqueue(record, index);
       } catch {
         queued = Promise.reject(new Error('not queued')); // never let a saved record stop the bot
       }
-      queued.then(settledOne, settledOne);
-      const left = (waiting.get(user) ?? 1) - 1;
-      if (left > 0) waiting.set(user, left);
+      queued.then(
+        () => settledOne(index),
+        () => settledOne(index),
+      );
+      const left = (waiting.get(record.userId) ?? 1) - 1;
+      if (left > 0) waiting.set(record.userId, left);
       else {
-        waiting.delete(user);
-        letGo(user);
+        waiting.delete(record.userId);
+        letGo(record.userId);
       }
     }
-    if (next < records.length) timer = setTimeout(tick, 100);
+    if (next < records.length) {
+      timer = setTimeout(tick, 100);
+      timer.unref();
+    }
   };
-  timer = setTimeout(tick, 0);
-  const stop = () => {
-    if (stopped || next >= records.length) return;
-    stopped = true;
-    clearTimeout(timer);
-    waiting.clear();
-    for (const user of [...holding.keys()]) letGo(user);
-    // What has not been queued yet goes back to disk untouched.
-    const rest = records.slice(next);
-    const saved = store.save(rest);
-    if (saved < rest.length) target.log.warn({ records: rest.length - saved }, `${rest.length - saved} saved records could not be saved again (maxPersistBytes)`);
-    unsettled -= rest.length;
-    next = records.length;
-    if (unsettled === 0) release();
-  };
+  // The first batch goes at once (ref'd for that one turn of the loop); the pacing after it never keeps the process alive.
+  setImmediate(tick);
+
   return {
-    stop,
-    hold(userId, send) {
-      if (!waiting.has(userId)) return false;
-      const sends = holding.get(userId) ?? [];
-      sends.push(send);
-      holding.set(userId, sends);
+    get active() {
+      return !finished;
+    },
+    hold(userId, record) {
+      if (finished || !waiting.has(userId)) return false;
+      const held = holding.get(userId) ?? [];
+      held.push(record);
+      holding.set(userId, held);
       heldCount++;
       return true;
     },
     held: () => heldCount,
+    keep(index) {
+      if (finished) return false;
+      state[index] = KEPT;
+      return true;
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+    finish() {
+      if (finished) return;
+      stopped = true;
+      end();
+      // Held records go behind their user's saved ones: on disk, after them (their times are later).
+      const held = [...holding.values()].flat();
+      holding.clear();
+      waiting.clear();
+      heldCount = 0;
+      if (held.length === 0) return;
+      const saved = store.save(held);
+      for (let i = 0; i < held.length; i++) {
+        if (i < saved) held[i].saved();
+        else held[i].lost();
+      }
+    },
   };
 }

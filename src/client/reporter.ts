@@ -1,23 +1,46 @@
 /**
- * Where every refused or given-up record is reported: the user's `onError`, or else a warning
- * through the logger, at most one per reason every 10 s (the rest are counted and summed up in
- * the next warning or at close), and one error for a key the endpoint does not accept.
+ * Where every refused or given-up record is reported: the user's `onError`, or else the logger.
+ *
+ * A run of identical failures (same reason, same HTTP status) is warned about once, in full; the
+ * ones after it are counted, and a short "still failing: N more" line sums them up at most every
+ * `SUMMARY_INTERVAL_MS` (written when the next one comes, never by a timer), when the run ends, and
+ * at close. A run ends when no such failure has come for `RUN_GAP_MS`: the next one is warned in
+ * full again. A key the endpoint refuses (401/403) is an error, counted like the rest.
  */
 import type { PlatformKind, RecordType } from '../protocol/index.js';
 import { TrackingDeliveryError, type DeliveryFailureReason, type TrackingError } from './errors.js';
 import type { SafeLogger } from './logger.js';
 import type { TrackingClientOptions } from './options.js';
 
-/** Warnings of one reason closer together than this are counted, not printed. */
-const REPORT_WINDOW_MS = 10_000;
+/** After a run's first warning, how often at most a line sums up the failures counted since. */
+export const SUMMARY_INTERVAL_MS = 5 * 60_000;
+/** A run of identical failures ends after this long without one. */
+export const RUN_GAP_MS = 5 * 60_000;
+/** Runs tracked at once; past it, failures that are not delivery failures share a run per error class. */
+const MAX_RUNS = 100;
+
+interface Run {
+  /** What the summary lines call it: the reason, and the HTTP status if any. */
+  what: string;
+  level: 'warn' | 'error';
+  /** Failures counted since the last line written about this run. */
+  count: number;
+  /** When the last line about this run was written. */
+  reportedAt: number;
+  /** When the last failure of this run came. */
+  lastAt: number;
+}
 
 export class Reporter {
-  private readonly windows = new Map<string, { at: number; suppressed: number }>();
-  private keyProblemReported = false;
+  private readonly runs = new Map<string, Run>();
 
-  constructor(private readonly onError: TrackingClientOptions['onError'], private readonly log: SafeLogger) {}
+  constructor(
+    private readonly onError: TrackingClientOptions['onError'],
+    private readonly log: SafeLogger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** Every refused or given-up record ends here: the user's onError, or a rate-limited warning. */
+  /** Every refused or given-up record ends here: the user's onError, or the logger (once per run of identical failures). */
   report(error: TrackingError, label: string, record?: { platform: PlatformKind; type: RecordType }): void {
     if (this.onError !== undefined) {
       try {
@@ -27,45 +50,73 @@ export class Reporter {
       }
       return;
     }
-    const reason = error instanceof TrackingDeliveryError ? error.reason : error.name;
-    if (reason === ('unauthorized' satisfies DeliveryFailureReason)) {
-      if (this.keyProblemReported) return;
-      this.keyProblemReported = true;
-      this.log.error({ status: (error as TrackingDeliveryError).status }, error.message);
-      return;
-    }
-    const now = Date.now();
-    const window = this.windows.get(reason);
-    if (window !== undefined && now - window.at < REPORT_WINDOW_MS) {
-      window.suppressed++;
-      return;
-    }
-    const more = window !== undefined && window.suppressed > 0 ? ` (${window.suppressed} more like it since the last report)` : '';
-    this.windows.set(reason, { at: now, suppressed: 0 });
-    this.log.warn({ reason, record: label }, `${error.message}${more}`);
+    const delivery = error instanceof TrackingDeliveryError ? error : undefined;
+    const reason = delivery?.reason ?? error.name;
+    const key = this.keyOf(reason, delivery?.status, delivery === undefined ? error.message : undefined);
+    if (this.counted(key)) return;
+    const now = this.now();
+    const what = delivery?.status === undefined ? reason : `${reason}, HTTP ${delivery.status}`;
+    const level = reason === ('unauthorized' satisfies DeliveryFailureReason) ? 'error' : 'warn';
+    this.runs.set(key, { what, level, count: 0, reportedAt: now, lastAt: now });
+    const fields: Record<string, unknown> = { reason, record: label };
+    if (delivery?.status !== undefined) fields.status = delivery.status;
+    this.log[level](fields, error.message);
   }
 
   /**
-   * `report` for a refusal nobody may get to see: without `onError`, a warning the rate limit
-   * would hold back only counts, and the error is never made. A burst of drops then costs no
-   * error objects (each captures a stack trace).
+   * `report` for a refusal nobody may get to see: without `onError`, a failure that only adds to a
+   * run's count is counted without the error ever being made. A burst of drops then costs no error
+   * objects (each captures a stack trace).
    */
   reportLazily(reason: DeliveryFailureReason, label: string, refusal: () => TrackingError): void {
-    if (this.onError === undefined && reason !== 'unauthorized') {
-      const window = this.windows.get(reason);
-      if (window !== undefined && Date.now() - window.at < REPORT_WINDOW_MS) {
-        window.suppressed++;
-        return;
-      }
-    }
+    if (this.onError === undefined && this.counted(this.keyOf(reason, undefined, undefined))) return;
     this.report(refusal(), label);
   }
 
-  /** Says how many reports the rate limit held back, per reason, and starts over. */
+  /** Sums up what each run counted since its last line, and forgets the runs (used at close). */
   flush(): void {
-    for (const [reason, window] of this.windows) {
-      if (window.suppressed > 0) this.log.warn({ reason, count: window.suppressed }, `${window.suppressed} more records were refused or given up (${reason}) since the last report`);
+    for (const run of this.runs.values()) this.sumUp(run, 'ended');
+    this.runs.clear();
+  }
+
+  /**
+   * Counts a failure into its run when one is under way (writing the periodic summary when it is
+   * due) and returns true; returns false when the failure starts a new run (after summing up the
+   * old one), so the caller warns in full.
+   */
+  private counted(key: string): boolean {
+    const run = this.runs.get(key);
+    if (run === undefined) return false;
+    const now = this.now();
+    if (now - run.lastAt > RUN_GAP_MS) {
+      this.sumUp(run, 'ended');
+      this.runs.delete(key);
+      return false;
     }
-    this.windows.clear();
+    run.count++;
+    run.lastAt = now;
+    if (now - run.reportedAt >= SUMMARY_INTERVAL_MS) {
+      this.sumUp(run, 'ongoing');
+      run.reportedAt = now;
+    }
+    return true;
+  }
+
+  private sumUp(run: Run, state: 'ongoing' | 'ended'): void {
+    if (run.count === 0) return;
+    const count = run.count;
+    run.count = 0;
+    const line =
+      state === 'ongoing'
+        ? `still failing: ${count} more records refused or given up (${run.what}) since the last report, as reported above`
+        : `${count} more records were refused or given up (${run.what}) since the last report`;
+    this.log[run.level]({ reason: run.what, count }, line);
+  }
+
+  /** Identical failures share a key: a delivery failure by reason and status, any other error by its message. */
+  private keyOf(reason: string, status: number | undefined, message: string | undefined): string {
+    if (message === undefined) return `${reason}:${status ?? ''}`;
+    const key = `${reason}:${message.slice(0, 300)}`;
+    return this.runs.has(key) || this.runs.size < MAX_RUNS ? key : reason;
   }
 }

@@ -36,14 +36,22 @@ export function closeOnSignals(signals: readonly NodeJS.Signals[], close: () => 
 }
 
 /**
- * Logs the one line that says what became of the records: delivered, given up, dropped, saved,
- * abandoned at the deadline, each record counted once (`stats.failed` includes the abandoned ones).
- * A warning when anything was not delivered, else info.
+ * Logs the one line that says what became of the records, each record counted once:
+ * `delivered + given up + dropped + saved to persistDir + abandoned at the deadline` (the last
+ * split into saved and given up) adds up to the records in all (`stats.logged`). Records still
+ * pending, if any (requests of records logged while it closed), are said too. A warning when
+ * anything was not delivered, else info.
  */
 export function logClosed(why: string, result: CloseResult, log: SafeLogger): void {
-  const { stats } = result;
-  const lost = result.abandoned;
-  const line = `${why}: tracking closed: ${stats.delivered} delivered, ${stats.failed - lost} given up, ${stats.dropped} dropped, ${stats.persisted} saved to persistDir, ${lost} abandoned at the deadline`;
-  if (lost > 0 || stats.failed > 0 || stats.dropped > 0) log.warn({ ...stats, abandoned: lost }, line);
-  else log.info({ ...stats }, line);
+  const { stats, abandoned, abandonedSaved } = result;
+  const givenUp = stats.failed - (abandoned - abandonedSaved);
+  const saved = stats.persisted - abandonedSaved;
+  const fate = abandoned === 0 ? '' : abandonedSaved === abandoned ? ' (all saved to persistDir)' : abandonedSaved === 0 ? ' (given up)' : ` (${abandonedSaved} saved to persistDir, ${abandoned - abandonedSaved} given up)`;
+  const pending = stats.logged - (stats.delivered + stats.failed + stats.dropped + stats.persisted);
+  const line =
+    `${why}: tracking closed: ${stats.delivered} delivered, ${givenUp} given up, ${stats.dropped} dropped, ${saved} saved to persistDir, ` +
+    `${abandoned} abandoned at the deadline${fate}${pending > 0 ? `, ${pending} still pending` : ''}; ${stats.logged} records in all`;
+  const fields = { ...stats, abandoned, abandonedSaved };
+  if (abandoned > 0 || stats.failed > 0 || stats.dropped > 0 || pending > 0) log.warn(fields, line);
+  else log.info(fields, line);
 }

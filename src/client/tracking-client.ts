@@ -1,29 +1,30 @@
 /**
  * `TrackingClient`: validates records against the spec, runs the user's hooks, and hands them to
- * the delivery queue. Log calls never block: they return a promise at once.
+ * the delivery queue. Log calls never block: they return a promise at once. The parts it wires
+ * together each have a file: record-builder.ts (checks and hooks), targets.ts (URLs), deferred.ts,
+ * intake.ts (queued, held, saved or dropped), delivery-queue.ts and lanes.ts (delivery), persistence.ts and replay.ts (`persistDir`),
+ * exit-guard.ts and shutdown.ts (the end of a process), reporter.ts (what the user is told).
+ * About 300 lines: what is left here is the public class itself, each of its methods one the user
+ * calls, and the wiring of the parts above.
  */
-import {
-  defaultEventPlatform,
-  platformValue,
-  PLATFORM_KINDS,
-  RECORD_TYPES,
-  trackUrl,
-  versionFor,
-  type PlatformKind,
-  type RecordType,
-  type TrackingEvent,
-} from '../protocol/index.js';
+import { defaultEventPlatform, platformValue, PLATFORM_KINDS, type PlatformKind, type RecordType, type TrackingEvent } from '../protocol/index.js';
 import type { CloseResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
-import { DeliveryQueue, type QueuedRecord, type SkippedResult, type TrackResult } from './delivery-queue.js';
+import { DeliveryQueue, type SkippedResult, type TrackResult } from './delivery-queue.js';
+import { DeferredTasks } from './deferred.js';
+import { endpointOf, proxyNote } from './diagnose.js';
 import { TrackingDeliveryError, TrackingError, TrackingValidationError } from './errors.js';
-import { debugFromEnv, SafeLogger, stderrLogger, silentLogger } from './logger.js';
-import { isEnabled, resolveOptions, type ResolvedOptions, type TrackingClientOptions } from './options.js';
+import { exitGuard } from './exit-guard.js';
+import { SafeLogger, stderrLogger, silentLogger } from './logger.js';
+import { resolveOptions, type ResolvedOptions, type TrackingClientOptions } from './options.js';
+import { handled, Intake } from './intake.js';
 import { UndeliveredStore } from './persistence.js';
 import { RecordBuilder } from './record-builder.js';
-import { redactJson, redactUrl, safeCause, scrub } from './redact.js';
+import { KnownSecrets, redactJson, redactUrl, safeCause, scrub } from './redact.js';
 import { replaySaved, type Replay } from './replay.js';
 import { Reporter } from './reporter.js';
+import { shutdown } from './shutdown.js';
 import { closeOnSignals, logClosed } from './signals.js';
+import { Targets } from './targets.js';
 import type { Transport } from './transport.js';
 import { createNodeHttpTransport } from './transports/node-http.js';
 
@@ -32,28 +33,7 @@ export { userIdOf } from './records.js';
 
 const noop = () => undefined;
 
-/** Clients with records pending when the process runs out of work: one `beforeExit` listener for all of them. */
-const exitWatchers = new Set<() => void>();
-function onBeforeExit(): void {
-  for (const watcher of [...exitWatchers]) watcher();
-}
-/** Calls `watcher` when the process runs out of work; returns the function that stops it. */
-function watchExit(watcher: () => void): () => void {
-  if (exitWatchers.size === 0) process.on('beforeExit', onBeforeExit);
-  exitWatchers.add(watcher);
-  return () => {
-    exitWatchers.delete(watcher);
-    if (exitWatchers.size === 0) process.off('beforeExit', onBeforeExit);
-  };
-}
-
 const DISABLED: SkippedResult = Object.freeze({ status: 'skipped', reason: 'disabled' });
-
-/** A promise already marked as handled, so that ignoring it never raises an unhandled rejection. */
-function handled<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(noop);
-  return promise;
-}
 
 /**
  * Sends conversation records to the tracking endpoint.
@@ -79,67 +59,54 @@ export class TrackingClient {
   private readonly transport: Transport;
   private readonly queue: DeliveryQueue;
   private readonly log: SafeLogger;
-  /** Tracking URL and report label of each platform kind and record type. */
-  private readonly targets = new Map<string, Map<string, { url: string; label: string }>>();
-  private deferred: (() => void)[] = [];
-  private deferredScheduled = false;
+  private readonly targets: Targets;
+  private readonly deferred: DeferredTasks;
   private closing: Promise<CloseResult> | undefined;
   /** Set by `close()` once running turns have ended: from then on records are refused. */
   private refusing = false;
   private runningTurns = 0;
   private turnsEnded: (() => void) | undefined;
   /** The API key and the access tokens seen in messenger records: scrubbed from every report. */
-  private readonly secrets: string[];
-  private readonly seenSecrets = new Set<string>();
+  private readonly secrets: KnownSecrets;
   private readonly store: UndeliveredStore | undefined;
-  /** Stops a replay under way, saving back what it has not queued yet. */
+  /** Re-sends what earlier processes saved to `persistDir`. */
   private replay: Replay | undefined;
-  /** The error a burst of refusals shares, per reason and record kind (see `enqueue`). */
-  private readonly refusals = new Map<string, { error: TrackingDeliveryError; at: number }>();
+  /** Where validated records go in: queued, held, saved or dropped (intake.ts). */
+  private readonly intake: Intake;
   private stopListening: (() => void) | undefined;
-  /** Listens for the process running out of work while records are pending (see `guardExit`). */
-  private exitGuard: (() => void) | undefined;
-  /** `false` when tracking is off (`enabled: false` or env `TRACKING_ENABLED=false`): nothing is recorded or sent. */
-  private readonly enabled: boolean;
+  private readonly guard: { arm(): void; disarm(): void };
 
   /**
-   * @throws TrackingConfigError when the API key or base URL is missing (naming the environment
-   * variable to set), a placeholder, or an option is out of range.
+   * @throws TrackingConfigError naming every missing or invalid setting at once: the API key or
+   * base URL missing (naming the environment variable to set) or a placeholder, an on/off
+   * environment variable that is neither (`TRACKING_ENABLED`, `TRACKING_DEBUG`), `platformNames`,
+   * or a numeric option out of range.
    */
   constructor(options: TrackingClientOptions = {}) {
-    this.enabled = isEnabled(options);
-    // Off: no key or URL is needed, and none is used (nothing is ever sent).
-    this.options = resolveOptions(this.enabled ? options : { ...options, apiKey: 'tracking-disabled', baseUrl: 'http://127.0.0.1' });
-    const env = options.env ?? process.env;
-    const debug = options.debug ?? debugFromEnv(env);
+    this.options = resolveOptions(options);
+    const { debug, apiKey } = this.options;
     const target = options.logger === false ? silentLogger : (options.logger ?? stderrLogger(debug ? 'debug' : 'info'));
-    const apiKey = this.options.apiKey;
-    this.secrets = [apiKey];
-    this.log = new SafeLogger(target, () => this.secrets, debug);
+    this.secrets = new KnownSecrets(apiKey);
+    this.log = new SafeLogger(target, () => this.secrets.list, debug);
     this.reporter = new Reporter(options.onError, this.log);
-    this.builder = new RecordBuilder(this.options, options, (token) => {
-      // Every token seen is remembered (no cap): one echoed back later must never appear raw.
-      if (!this.seenSecrets.has(token)) {
-        this.seenSecrets.add(token);
-        this.secrets.push(token);
-      }
-    });
+    this.builder = new RecordBuilder(this.options, options, (token) => this.secrets.add(token));
+    this.deferred = new DeferredTasks((error) =>
+      this.reporter.report(error instanceof TrackingError ? error : new TrackingError(`A deferred tracking task failed: ${(error as Error)?.message ?? error}`), 'deferred'),
+    );
     this.transport = options.transport ?? createNodeHttpTransport({ maxSockets: this.options.maxConcurrency });
-    this.store = options.persistDir === undefined || !this.enabled ? undefined : new UndeliveredStore(options.persistDir, this.options.maxPersistBytes);
-    for (const kind of PLATFORM_KINDS) {
-      for (const type of RECORD_TYPES) {
-        const platform = platformValue(kind, this.options.platformNames);
-        const url = trackUrl(this.options.baseUrl, { platform, v: versionFor(kind, type), type, apiKey });
-        if (!this.targets.has(kind)) this.targets.set(kind, new Map());
-        this.targets.get(kind)!.set(type, { url, label: `${platform} ${type}` });
-      }
-    }
+    this.store = options.persistDir === undefined || !this.options.enabled ? undefined : new UndeliveredStore(options.persistDir, this.options.maxPersistBytes);
+    this.targets = new Targets(this.options);
+    this.guard = exitGuard({
+      busy: () => this.queue.size > 0 || this.replay?.active === true,
+      closing: () => this.closing !== undefined,
+      closeAndReport: () => void this.close().then((result) => logClosed('process exiting', result, this.log)),
+    });
     this.queue = new DeliveryQueue(this.transport, this.options, {
-      scrub: (text) => scrub(text, this.secrets),
-      // A queued record carries its platform, type and body: it is a PersistedRecord as it is.
-      persist: this.store === undefined ? undefined : (record) => this.store?.save([record]) === 1,
-      safeCause: (error) => safeCause(error, this.secrets),
+      scrub: (text) => scrub(text, this.secrets.list),
+      persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater(record, record.seq),
+      safeCause: (error) => safeCause(error, this.secrets.list),
       onGiveUp: (error, record) => this.reporter.report(error, record.label),
+      proxyNote: proxyNote(this.options.baseUrl, options.env ?? process.env, options.transport === undefined),
       onAttempt: this.log.debugEnabled
         ? (record, outcome) =>
             this.log.debug(
@@ -148,17 +115,25 @@ export class TrackingClient {
             )
         : undefined,
     });
+    this.intake = new Intake({
+      queue: this.queue,
+      targets: this.targets,
+      reporter: this.reporter,
+      store: this.store,
+      maxQueueSize: this.options.maxQueueSize,
+      replay: () => this.replay,
+      onQueued: () => this.guard.arm(),
+    });
     this.sms = this.genericTracker('sms');
     this.universal = this.genericTracker('universal');
     this.directMessage = this.genericTracker('directMessage');
-    const messengerPlatform = platformValue('messenger', this.options.platformNames);
     this.messenger = {
-      platform: messengerPlatform,
+      platform: platformValue('messenger', this.options.platformNames),
       logIncoming: (payload) => this.track('messenger', 'incoming', payload),
       logOutgoing: (requestData, responseBody) =>
         this.track('messenger', 'outgoing', responseBody === undefined ? requestData : { ...requestData, responseBody }),
     };
-    if (!this.enabled) {
+    if (!this.options.enabled) {
       this.log.info({}, 'Tracking is off (enabled: false or TRACKING_ENABLED=false): nothing is recorded or sent.');
       return;
     }
@@ -166,9 +141,11 @@ export class TrackingClient {
       this.replay = replaySaved(this.store, {
         log: this.log,
         maxQueueSize: this.options.maxQueueSize,
+        check: (record) => this.builder.checkSaved(record),
         queued: () => this.queue.size,
-        enqueue: (record, userId) => this.enqueue(record.platform, record.type, record.body, userId, true, true),
+        enqueue: (record, index) => this.intake.enqueue(record.platform, record.type, record.body, record.userId, true, { index, at: record.at }),
       });
+      if (this.replay !== undefined) this.guard.arm();
     }
     if (options.closeOnSignals) {
       this.stopListening = closeOnSignals(options.closeOnSignals === true ? ['SIGTERM', 'SIGINT'] : options.closeOnSignals, () => this.close(), this.log);
@@ -213,13 +190,13 @@ export class TrackingClient {
   private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: true): Promise<TrackResult>;
   private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: boolean): Promise<TrackResult> | undefined;
   private submit(platform: PlatformKind, type: RecordType, body: unknown, withResult: boolean): Promise<TrackResult> | undefined {
-    if (!this.enabled) return withResult ? Promise.resolve(DISABLED) : undefined;
-    const target = this.targets.get(platform)?.get(type);
+    if (!this.options.enabled) return withResult ? Promise.resolve(DISABLED) : undefined;
+    const target = this.targets.get(platform, type);
     if (target === undefined) {
       return this.refuse(new TrackingValidationError('record', [{ path: 'platform', expected: `one of ${PLATFORM_KINDS.join(', ')}`, received: String(platform) }]), platform, type, withResult);
     }
     if (this.refusing) {
-      this.queue.counters.dropped++;
+      this.intake.countDropped();
       return this.refuse(new TrackingDeliveryError('client-closed', `The ${target.label} record was logged after close(); it was not sent. Log records before closing the client.`), platform, type, withResult);
     }
     const built = this.builder.build(platform, type, body, target.label);
@@ -228,61 +205,7 @@ export class TrackingClient {
     const { json, userId } = built;
     if (this.log.debugEnabled) this.log.debug({ url: redactUrl(target.url), body: redactJson(json) }, `queued ${target.label} record`);
 
-    return this.enqueue(platform, type, json, userId, withResult);
-  }
-
-  /**
-   * Queues a validated, serialized record; when the queue is full, saves it to disk or drops it.
-   * With `withResult` false, no promise is made and `undefined` is returned.
-   */
-  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: true, saved?: boolean): Promise<TrackResult>;
-  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean, saved?: boolean): Promise<TrackResult> | undefined;
-  private enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean, saved = false): Promise<TrackResult> | undefined {
-    const target = this.targets.get(platform)!.get(type)!;
-    // Checked before a queue entry and its promise exist: a record refused here allocates as
-    // little as possible (see bench/README.md, "endpoint down").
-    const held = this.replay?.held() ?? 0;
-    if (this.queue.isFull || (held > 0 && this.queue.size + held >= this.options.maxQueueSize)) {
-      const full = `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize})`;
-      const persisted = this.store !== undefined && this.store.save([{ platform, type, body: json }]) === 1;
-      if (persisted) this.queue.counters.persisted++;
-      else this.queue.counters.dropped++;
-      const refusal = () =>
-        persisted
-          ? new TrackingDeliveryError('persisted', `${full}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`)
-          : new TrackingDeliveryError('queue-full', `${full}; the ${target.label} record was dropped. The endpoint may be down or slow; raise maxQueueSize, set persistDir, or check TRACKING_BASE_URL.`);
-      if (!withResult) {
-        this.reporter.reportLazily(persisted ? 'persisted' : 'queue-full', target.label, refusal);
-        return undefined;
-      }
-      // A burst past the cap shares one error per kind of refusal for a second: a caller that
-      // keeps every promise then holds a promise per record, not an error with a stack trace.
-      const key = `${persisted ? 'persisted' : 'queue-full'} ${target.label}`;
-      const now = Date.now();
-      let cached = this.refusals.get(key);
-      if (cached === undefined || now - cached.at > 1_000) {
-        cached = { error: refusal(), at: now };
-        this.refusals.set(key, cached);
-      }
-      const refused = handled(Promise.reject(cached.error));
-      this.reporter.report(cached.error, target.label);
-      return refused;
-    }
-    if (this.exitGuard === undefined) this.guardExit();
-    // While saved records of this user are still to be re-sent, a new record waits behind them.
-    const push = (record: QueuedRecord): void => {
-      if (saved || this.replay === undefined || !this.replay.hold(laneKey, () => this.queue.enqueue(record))) this.queue.enqueue(record);
-    };
-    if (!withResult) {
-      push({ url: target.url, body: json, laneKey, label: target.label, platform, type, resolve: noop, reject: noop });
-      return undefined;
-    }
-    let queued!: QueuedRecord;
-    const promise = new Promise<TrackResult>((resolve, reject) => {
-      queued = { url: target.url, body: json, laneKey, label: target.label, platform, type, resolve, reject };
-    });
-    push(queued);
-    return handled(promise);
+    return this.intake.enqueue(platform, type, json, userId, withResult);
   }
 
   /**
@@ -292,27 +215,28 @@ export class TrackingClient {
    * @internal The middleware's; not part of the public API.
    */
   defer(task: () => void): void {
-    if (!this.enabled) return;
+    if (!this.options.enabled) return;
     if (this.refusing) {
-      this.queue.counters.dropped++;
+      this.intake.countDropped();
       this.reporter.report(new TrackingDeliveryError('client-closed', 'A record was logged after close(); it was not sent. Close the client after the bot stops taking turns.'), 'deferred');
       return;
     }
     if (this.deferred.length + this.queue.size >= this.options.maxQueueSize) {
-      this.queue.counters.dropped++;
-      this.reporter.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}); a record was dropped.`));
+      this.intake.countDropped();
+      this.reporter.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}): ${endpointOf(this.options.baseUrl + '/track')} is not taking records as fast as they are logged; a record was dropped.`));
       return;
     }
     this.deferred.push(task);
-    if (!this.deferredScheduled) {
-      this.deferredScheduled = true;
-      setImmediate(() => this.runDeferred());
-    }
   }
 
-  /** Resolves once every record logged so far has been delivered or given up. Never rejects. */
+  /**
+   * Resolves once every record logged so far has been delivered or given up (bounded by the retry
+   * caps, `maxAttempts` and `maxRetryDurationMs`). Never rejects. Holds no timer once it resolves:
+   * a host that awaits it at the end of each invocation (a serverless function) has its records
+   * delivered by then and nothing of the client's keeping it busy in between.
+   */
   async flush(): Promise<void> {
-    this.runDeferred();
+    this.deferred.run();
     // Records held behind a user's saved ones (a replay under way) are queued as the replay goes.
     while ((this.replay?.held() ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     await this.queue.flush();
@@ -339,37 +263,34 @@ export class TrackingClient {
   /**
    * Lets running turns finish (see `beginTurn`), stops taking records, waits up to
    * `closeTimeoutMs` (or `timeoutMs`) in all for pending ones, gives up the rest (their promises
-   * reject with reason `close-deadline`, and each is reported), and frees the sockets so the
-   * process can exit. Safe to call more than once. Never rejects.
+   * reject with reason `close-deadline`, or `persisted` when saved to `persistDir`, and each is
+   * reported), and frees the sockets so the process can exit. Safe to call more than once.
+   * Never rejects.
    */
   close(timeoutMs: number = this.options.closeTimeoutMs): Promise<CloseResult> {
     if (this.closing === undefined) {
       this.replay?.stop();
-      this.closing = this.shutdown(timeoutMs);
+      this.closing = shutdown(timeoutMs, {
+        queue: this.queue,
+        replay: this.replay,
+        transport: this.transport,
+        reporter: this.reporter,
+        log: this.log,
+        persisting: this.store !== undefined,
+        runningTurns: () => this.runningTurns,
+        onTurnsEnded: (resolve) => (this.turnsEnded = resolve),
+        stopTaking: () => {
+          this.deferred.run();
+          this.refusing = true;
+        },
+        stopWatching: () => {
+          this.stopListening?.();
+          this.guard.disarm();
+        },
+        stats: () => this.stats(),
+      });
     }
     return this.closing;
-  }
-
-  /**
-   * When the process has nothing left to do but records are still pending (waiting to be retried:
-   * backoff timers do not keep the process alive), the client closes itself: it keeps trying for
-   * up to `closeTimeoutMs`, gives up the rest, and says in one line what became of them. A short
-   * script that never calls `close()` thus still gets its records delivered, and exits within the
-   * deadline when the endpoint is down.
-   */
-  private guardExit(): void {
-    if (this.closing !== undefined) return;
-    const guard = (): void => {
-      if (this.closing !== undefined) return;
-      if (this.queue.size === 0) {
-        // Nothing pending: stop watching until the next record.
-        this.exitGuard?.();
-        this.exitGuard = undefined;
-        return;
-      }
-      void this.close().then((result) => logClosed('process exiting', result, this.log));
-    };
-    this.exitGuard = watchExit(guard);
   }
 
   /** Counts of records by state. */
@@ -377,54 +298,6 @@ export class TrackingClient {
     const inFlight = this.queue.inFlightCount;
     // After close() gave up at its deadline, requests of given-up records may still be in flight: never count them twice.
     return { queued: Math.max(0, this.queue.size - inFlight) + this.deferred.length + (this.replay?.held() ?? 0), inFlight, ...this.queue.counters };
-  }
-
-  private async shutdown(timeoutMs: number): Promise<CloseResult> {
-    const startedAt = performance.now();
-    if (this.runningTurns > 0) {
-      let wait: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        this.turnsEnded = resolve;
-        wait = setTimeout(resolve, timeoutMs / 2);
-      });
-      clearTimeout(wait);
-      this.turnsEnded = undefined;
-    }
-    this.runDeferred();
-    this.refusing = true;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>((resolve) => {
-      timer = setTimeout(() => resolve('deadline'), Math.max(0, timeoutMs - (performance.now() - startedAt)));
-    });
-    const outcome = await Promise.race([this.queue.flush().then(() => 'flushed' as const), deadline]);
-    clearTimeout(timer);
-    this.stopListening?.();
-    this.exitGuard?.();
-    let abandoned = 0;
-    if (outcome === 'deadline') {
-      abandoned = this.queue.abandon('close-deadline', `close() reached its deadline (${timeoutMs} ms) before this record could be delivered.`);
-    }
-    this.reporter.flush();
-    try {
-      await this.transport.close?.();
-    } catch (error) {
-      this.log.warn({ error }, 'closing the transport failed');
-    }
-    return { abandoned, stats: this.stats() };
-  }
-
-  private runDeferred(): void {
-    this.deferredScheduled = false;
-    const tasks = this.deferred;
-    if (tasks.length === 0) return;
-    this.deferred = [];
-    for (const task of tasks) {
-      try {
-        task();
-      } catch (error) {
-        this.reporter.report(error instanceof TrackingError ? error : new TrackingError(`A deferred tracking task failed: ${(error as Error)?.message ?? error}`), 'deferred');
-      }
-    }
   }
 
   private genericTracker(kind: 'sms' | 'universal' | 'directMessage'): GenericTracker {

@@ -2,10 +2,12 @@
  * Requests in flight follow the endpoint: the window grows while it keeps up and shrinks when it
  * struggles, within the cap, and one user's records still go one at a time.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConcurrencyWindow, INITIAL_WINDOW } from '../../src/client/concurrency.js';
 import { TrackingClient } from '../../src/index.js';
-import { startSink, type Sink } from '../helpers/sink.js';
+import { startSink, type Reply, type Sink } from '../helpers/sink.js';
 
 describe('the concurrency window', () => {
   it('starts at 16 (or the cap), doubles per round trip in slow start, and never passes the cap', () => {
@@ -112,5 +114,66 @@ describe('a client against an endpoint 40 ms away', () => {
     const client = new TrackingClient({ apiKey: 'k-conc-2', baseUrl: sink.url, logger: false, maxConcurrency: 24 });
     await send(client, 100, 4);
     expect(peak).toBe(24);
+  });
+});
+
+describe('a client against an endpoint that struggles', () => {
+  const failures: [string, Reply][] = [
+    ['503', { status: 503, delayMs: 20 }],
+    ['429', { status: 429, delayMs: 20 }],
+    ['connection resets', { reset: true, delayMs: 20 }],
+  ];
+  for (const [name, reply] of failures) {
+    it(`sends fewer requests at once while it answers with ${name}, and delivers everything once it recovers`, async () => {
+      // Requests in flight at the endpoint, and the most of them at once among the first 30
+      // requests and among requests 60 to 90, all of which fail; from the 90th on, it answers 200.
+      let inFlight = 0;
+      let peakEarly = 0;
+      let peakLate = 0;
+      const sink = await startSink((_request, index) => {
+        inFlight++;
+        if (index < 30) peakEarly = Math.max(peakEarly, inFlight);
+        else if (index >= 60 && index < 90) peakLate = Math.max(peakLate, inFlight);
+        setTimeout(() => inFlight--, 20);
+        return index < 90 ? reply : { delayMs: 20 };
+      });
+      try {
+        const client = new TrackingClient({ apiKey: 'k-shrink-1', baseUrl: sink.url, logger: false, maxAttempts: 1_000, initialBackoffMs: 5, maxBackoffMs: 20 });
+        const sent = Array.from({ length: 64 }, (_, u) => client.sms.logIncoming({ text: 'x', userId: `u${u}` }));
+        const results = await Promise.allSettled(sent);
+        await client.close();
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(64);
+        expect(peakEarly).toBeGreaterThanOrEqual(8); // it did start with many in flight (16)…
+        expect(peakLate).toBeLessThanOrEqual(4); // …and backed off to a few while every answer failed
+      } finally {
+        await sink.close();
+      }
+    }, 30_000);
+  }
+});
+
+describe('the default transport', () => {
+  it('keeps connections alive: 50 records of one user, one after the other, travel over one or two sockets', async () => {
+    let connections = 0;
+    let requests = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests++;
+        res.end('{"ok":true}');
+      });
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new TrackingClient({ apiKey: 'k-keepalive-1', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, logger: false });
+      for (let i = 0; i < 50; i++) await client.sms.logIncoming({ text: String(i), userId: 'u' });
+      await client.close();
+      expect(requests).toBe(50);
+      expect(connections).toBeLessThanOrEqual(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

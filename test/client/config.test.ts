@@ -30,6 +30,32 @@ describe('configuration', () => {
     expect(two.issues.map((i) => i.path)).toEqual(['apiKey', 'baseUrl']);
   });
 
+  it('refuses an on/off variable that is neither, instead of guessing: TRACKING_ENABLED=ture does not mean on', () => {
+    const error = captureError(() => new TrackingClient({ env: { TRACKING_ENABLED: 'ture', TRACKING_API_KEY: 'k-12345', TRACKING_BASE_URL: 'http://127.0.0.1:9' } })) as TrackingConfigError;
+    expect(error).toBeInstanceOf(TrackingConfigError);
+    expect(error.issues).toEqual([{ path: 'TRACKING_ENABLED', expected: expect.stringContaining('on or off'), received: '"ture"' }]);
+    expect(error.message).toBe('TRACKING_ENABLED is "ture", which is neither on nor off: set it to true or false (1/0, yes/no and on/off work too), or remove it.');
+    // The values it does take, in any case and with spaces around; empty is unset.
+    for (const value of ['true', ' ON ', '1', 'yes', '']) {
+      expect(() => new TrackingClient({ env: { TRACKING_ENABLED: value, TRACKING_DEBUG: value, TRACKING_API_KEY: 'k-12345', TRACKING_BASE_URL: 'http://127.0.0.1:9' }, logger: false })).not.toThrow();
+    }
+  });
+
+  it('names every missing or invalid environment variable and option in one error: TRACKING_ENABLED, TRACKING_DEBUG, the key, the URL, platformNames', () => {
+    const error = captureError(
+      () => new TrackingClient({ env: { TRACKING_ENABLED: 'ture', TRACKING_DEBUG: 'verbose' }, platformNames: { directMessage: 'Twitter DM', messenger: 'sms' }, maxAttempts: 0 }),
+    ) as TrackingConfigError;
+    expect(error).toBeInstanceOf(TrackingConfigError);
+    expect(error.issues.map((i) => i.path)).toEqual(['TRACKING_ENABLED', 'TRACKING_DEBUG', 'apiKey', 'baseUrl', 'platformNames.directMessage', 'platformNames.messenger', 'maxAttempts']);
+    expect(error.message).toMatch(/^7 settings need fixing: \(1\) TRACKING_ENABLED is "ture".*\(2\) TRACKING_DEBUG is "verbose".*debug means on.*\(3\) No API key.*\(5\) platformNames\.directMessage must be.*\(6\) platformNames\.messenger must be.*\(7\) Option maxAttempts/);
+    const same = captureError(() => new TrackingClient({ apiKey: 'k-12345', baseUrl: 'http://h', platformNames: { directMessage: 'chat', messenger: 'chat' } })) as TrackingConfigError;
+    expect(same.issues.map((i) => i.path)).toEqual(['platformNames']);
+  });
+
+  it('reads TRACKING_DEBUG only when the debug option is not given, and TRACKING_ENABLED only when enabled is not', () => {
+    expect(() => new TrackingClient({ env: { TRACKING_DEBUG: 'verbose', TRACKING_ENABLED: 'ture' }, debug: false, enabled: false, logger: false })).not.toThrow();
+  });
+
   it('refuses a placeholder key such as <API_KEY> as a validation error naming apiKey', () => {
     const error = captureError(() => new TrackingClient({ apiKey: '<API_KEY>', baseUrl: 'http://127.0.0.1:9' }));
     expect(error).toBeInstanceOf(TrackingValidationError);

@@ -3,6 +3,7 @@ import nock from 'nock';
 import util from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAxiosTransport, createNodeHttpTransport, type Transport } from '../../src/index.js';
+import { SafeLogger } from '../../src/client/logger.js';
 import { redactUrl, scrub } from '../../src/client/redact.js';
 import { backoffDelay, classifyStatus, parseRetryAfter } from '../../src/client/retry.js';
 
@@ -99,5 +100,13 @@ describe('redaction', () => {
     expect(scrub('{"qs":{"access_token":"EAAB\\"x"}}')).toBe('{"qs":{"access_token":"***"}}');
     expect(scrub('Authorization: Bearer abc.def')).toBe('Authorization: Bearer ***');
     expect(scrub('key was literal-secret-1 here', ['literal-secret-1'])).toBe('key was *** here');
+  });
+
+  it("the client's logger masks every field the package calls a secret (its one list, in protocol/secrets.ts), at any depth", () => {
+    const entries: Record<string, unknown>[] = [];
+    const keep = (fields: Record<string, unknown>) => void entries.push(fields);
+    const log = new SafeLogger({ debug: keep, info: keep, warn: keep, error: keep }, () => [], false);
+    log.warn({ api_key: 'k1', Authorization: 'Basic eDp5', clientSecret: 'c1', password: 'p1', nested: { refresh_token: 'r1', status: 503 }, reason: 'retries-exhausted' }, 'a warning');
+    expect(entries).toEqual([{ api_key: '***', Authorization: '***', clientSecret: '***', password: '***', nested: { refresh_token: '***', status: 503 }, reason: 'retries-exhausted' }]);
   });
 });

@@ -167,12 +167,12 @@ describe('persistDir under attack', () => {
     // What a torn append leaves in the store's own file: half a line, no newline.
     const file = (store as unknown as { file: string }).file;
     fs.writeFileSync(file, '{"platform":"sms","type":"incoming","body":{"text":"to');
-    expect(store.save([{ platform: 'sms', type: 'incoming', body: JSON.stringify({ text: 'after the tear', userId: 'u' }) }])).toBe(1);
+    expect(store.save([{ platform: 'sms', type: 'incoming', at: [1, 1], body: JSON.stringify({ text: 'after the tear', userId: 'u' }) }])).toBe(1);
     const next = new UndeliveredStore(dir, 1_000_000);
-    const claimed = next.claim();
+    const claimed = next.claim(() => ({ userId: 'u' }));
     expect(claimed.records.map((r) => JSON.parse(r.body).text)).toEqual(['after the tear']);
     expect(claimed.skipped).toEqual({ unreadable: 1 });
-    claimed.release();
+    claimed.release([]);
   });
 
   it('keeps what was saved through any number of restarts during an outage, within maxPersistBytes counted once', async () => {
@@ -204,20 +204,120 @@ describe('persistDir under attack', () => {
     for (let i = 0; i < 5; i++) for (let u = 0; u < 10; u++) old.push(first.sms.logIncoming({ text: `u${u}:${i}`, userId: `u${u}` }));
     await first.close(100);
     await Promise.allSettled(old);
-    sink.behave(() => ({ delayMs: 2 }));
-    const from = sink.requests.length;
+    // The second client sends to an endpoint of its own: a request of the first one still on its
+    // way when it closed cannot land among the second one's and be taken for a re-sent record.
+    const next = await startSink(() => ({ delayMs: 2 }));
     // A small queue makes the replay take several rounds, while new records arrive at once.
-    const second = make({ maxQueueSize: 20 });
+    const second = make({ baseUrl: next.url, maxQueueSize: 20 });
     const fresh = Array.from({ length: 10 }, (_, u) => second.sms.logIncoming({ text: `u${u}:new`, userId: `u${u}` }));
     await Promise.all(fresh);
     await second.flush();
     await second.close();
+    await next.close();
     const byUser = new Map<string, string[]>();
-    for (const r of sink.requests.slice(from)) {
+    for (const r of next.requests) {
       const list = byUser.get(r.body.userId) ?? [];
       list.push(r.body.text);
       byUser.set(r.body.userId, list);
     }
     for (let u = 0; u < 10; u++) expect(byUser.get(`u${u}`)).toEqual([0, 1, 2, 3, 4].map((i) => `u${u}:${i}`).concat(`u${u}:new`));
+  });
+});
+
+describe('what a restarted client re-sends', () => {
+  const line = (record: Record<string, unknown>) => `${JSON.stringify(record)}\n`;
+
+  it('checks saved bodies as it checks new records: a foreign body (null, 5, an object that is no record) is skipped and reported, not sent with its key', async () => {
+    fs.writeFileSync(path.join(dir, 'records-1-foreign.ndjson'), [
+      line({ platform: 'sms', type: 'incoming', body: { text: 'good', userId: 'u' } }),
+      line({ platform: 'sms', type: 'incoming', body: null }),
+      line({ platform: 'sms', type: 'incoming', body: 5 }),
+      line({ platform: 'sms', type: 'incoming', body: { evil: true } }),
+      line({ platform: 'messenger', type: 'outgoing', body: { evil: true } }),
+    ].join(''));
+    const warnings: string[] = [];
+    const log = (level: string) => (_o: unknown, msg?: string) => void (level === 'warn' && warnings.push(msg ?? ''));
+    const c = make({ logger: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') } });
+    await waitFor(() => files().every((f) => !f.includes('.claimed-')));
+    await c.flush();
+    await c.close();
+    expect(sink.requests.map((r) => r.rawBody)).toEqual(['{"text":"good","userId":"u"}']);
+    expect(warnings).toEqual(['skipped 4 saved lines in persistDir that cannot be re-sent (3 not a valid sms incoming record, 1 not a valid messenger outgoing record); the other 1 are re-sent']);
+  });
+
+  it('re-sends a file claimed by an earlier process that had this very PID (PID 1 again after a container restart)', async () => {
+    const earlier = path.join(dir, `records-1-old.ndjson.claimed-${process.pid}-4f2a9c`);
+    fs.writeFileSync(earlier, line({ platform: 'sms', type: 'incoming', at: [1, 1], body: { text: 'claimed by my PID before me', userId: 'u' } }));
+    const c = make();
+    await waitFor(() => sink.requests.length >= 1);
+    await c.flush();
+    await c.close();
+    expect(sink.requests.map((r) => r.body.text)).toEqual(['claimed by my PID before me']);
+    await waitFor(() => files().length === 0);
+  });
+
+  it("re-sends a claim of a live process that has not been touched for 10 minutes (its PID is someone else's now), and leaves a fresh one alone", async () => {
+    const alive = process.ppid; // a live process that is not this one
+    const stale = path.join(dir, `records-1-stale.ndjson.claimed-${alive}-aaaaaa`);
+    const fresh = path.join(dir, `records-2-fresh.ndjson.claimed-${alive}-bbbbbb`);
+    fs.writeFileSync(stale, line({ platform: 'sms', type: 'incoming', at: [1, 1], body: { text: 'stale claim', userId: 'u' } }));
+    fs.writeFileSync(fresh, line({ platform: 'sms', type: 'incoming', at: [1, 2], body: { text: 'fresh claim', userId: 'u' } }));
+    const hourAgo = new Date(Date.now() - 60 * 60_000);
+    fs.utimesSync(stale, hourAgo, hourAgo);
+    const c = make();
+    await waitFor(() => sink.requests.length >= 1);
+    await c.flush();
+    await c.close();
+    expect(sink.requests.map((r) => r.body.text)).toEqual(['stale claim']);
+    expect(files()).toEqual([path.basename(fresh)]);
+  });
+
+  it("keeps each user's order when close() interrupts a replay: records held behind saved ones are saved after them, never sent ahead", async () => {
+    const saved = [];
+    for (let i = 0; i < 20; i++) for (let u = 0; u < 10; u++) saved.push(line({ platform: 'sms', type: 'incoming', at: [1, i * 10 + u + 1], body: { text: `u${u}:${i}`, userId: `u${u}` } }));
+    fs.writeFileSync(path.join(dir, 'records-1-backlog.ndjson'), saved.join(''));
+    // A slow endpoint and a small queue: the replay is far from done when close() comes.
+    sink.behave(() => ({ delayMs: 40 }));
+    const first = make({ maxQueueSize: 20 });
+    const fresh = Array.from({ length: 10 }, (_, u) => first.sms.logIncoming({ text: `u${u}:new`, userId: `u${u}` }));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await first.close(100);
+    for (const result of await Promise.allSettled(fresh)) expect(result).toMatchObject({ status: 'rejected', reason: { reason: 'persisted' } });
+    // Whatever the first sent is in; a request of its still on its way is cut off (and re-sent by the next).
+    await sink.close();
+    const firstRequests = [...sink.requests];
+    const next = await startSink();
+    const second = make({ baseUrl: next.url });
+    await waitFor(() => files().every((f) => !f.includes('.claimed-')) && second.stats().queued === 0);
+    await second.flush();
+    await second.close();
+    await next.close();
+    sink = await startSink(); // for afterEach
+    const byUser = new Map<string, string[]>();
+    for (const r of [...firstRequests, ...next.requests]) {
+      const list = byUser.get(r.body.userId) ?? [];
+      if (!list.includes(r.body.text)) list.push(r.body.text); // first copies
+      byUser.set(r.body.userId, list);
+    }
+    for (let u = 0; u < 10; u++) expect(byUser.get(`u${u}`)).toEqual([...Array.from({ length: 20 }, (_, i) => `u${u}:${i}`), `u${u}:new`]);
+  }, 20_000);
+
+  it('holds no more than maxPersistBytes on disk while a replay is under way: the files it claimed count until they are gone', async () => {
+    const saved = Array.from({ length: 100 }, (_, i) => line({ platform: 'sms', type: 'incoming', at: [1, i + 1], body: { text: `saved ${i}`, userId: `s${i % 5}` } }));
+    fs.writeFileSync(path.join(dir, 'records-1-backlog.ndjson'), saved.join(''));
+    const backlog = fs.statSync(path.join(dir, 'records-1-backlog.ndjson')).size;
+    const maxPersistBytes = Math.ceil(backlog * 1.2);
+    const size = () => files().reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
+    sink.behave(() => ({ status: 503 }));
+    const c = make({ maxAttempts: 1_000, maxQueueSize: 5, maxPersistBytes });
+    // Far more new records than fit: the first 5 take the queue (and are retried), those past it are
+    // saved while they fit, the rest dropped.
+    const logged = Array.from({ length: 200 }, (_, i) => c.sms.logIncoming({ text: `new record number ${i}`, userId: `n${i % 5}` }));
+    const results = await Promise.allSettled(logged.slice(5));
+    expect(results.some((r) => r.status === 'rejected' && r.reason.reason === 'persisted')).toBe(true);
+    expect(results.some((r) => r.status === 'rejected' && r.reason.reason === 'queue-full')).toBe(true);
+    expect(size()).toBeLessThanOrEqual(maxPersistBytes);
+    await c.close(100);
+    expect(size()).toBeLessThanOrEqual(maxPersistBytes);
   });
 });

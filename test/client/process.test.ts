@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runScript } from '../helpers/run-script.js';
 import { startSink, type Sink } from '../helpers/sink.js';
@@ -50,6 +53,48 @@ describe('a short script that never closes the client', () => {
     const [, givenUp, abandoned] = /(\d+) given up, 0 dropped, 0 saved to persistDir, (\d+) abandoned/.exec(run.stderr)!;
     expect(Number(givenUp) + Number(abandoned)).toBe(3);
     expect(run.stderr).not.toContain(KEY);
+  }, 25_000);
+});
+
+/** The numbers of the line a client writes when it closes, or undefined when it wrote none. */
+function closeLine(stderr: string) {
+  const m = /tracking closed: (\d+) delivered, (-?\d+) given up, (\d+) dropped, (-?\d+) saved to persistDir, (\d+) abandoned at the deadline( \([^)]*\))?; (\d+) records in all/.exec(stderr);
+  if (m === null) return undefined;
+  const [delivered, givenUp, dropped, saved, abandoned] = m.slice(1, 6).map(Number);
+  return { delivered, givenUp, dropped, saved, abandoned, fate: m[6]?.trim(), total: Number(m[7]) };
+}
+
+describe('the line a client writes when it closes', () => {
+  it('adds up when records are given up: delivered + given up + dropped + saved + abandoned = the records in all', async () => {
+    sink.behave(() => ({ status: 503 }));
+    const run = await runScript('test/client/fixtures/short-script.ts', {
+      env: { TRACKING_API_KEY: KEY, SINK_URL: sink.url, RECORDS: '6', CLOSE_TIMEOUT_MS: '1000', BACKOFF_MS: '50,100' },
+      timeoutMs: 20_000,
+    });
+    expect(run.code).toBe(0);
+    const line = closeLine(run.stderr);
+    expect(line, run.stderr).toBeDefined();
+    expect(line).toMatchObject({ delivered: 0, dropped: 0, saved: 0, total: 6 });
+    expect(line!.givenUp).toBeGreaterThanOrEqual(0);
+    expect(line!.givenUp + line!.abandoned).toBe(6);
+  }, 25_000);
+
+  it('adds up when records abandoned at the deadline are saved to persistDir, each counted once', async () => {
+    sink.behave(() => ({ status: 503 }));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bca-line-'));
+    try {
+      // 30 records, room for 10: 20 are saved at once, 10 are still being retried at the 1 s deadline.
+      const run = await runScript('test/client/fixtures/short-script.ts', {
+        env: { TRACKING_API_KEY: KEY, SINK_URL: sink.url, RECORDS: '30', MAX_QUEUE_SIZE: '10', PERSIST_DIR: dir, CLOSE_TIMEOUT_MS: '1000', BACKOFF_MS: '2000,2000' },
+        timeoutMs: 20_000,
+      });
+      expect(run.code).toBe(0);
+      expect(closeLine(run.stderr)).toEqual({ delivered: 0, givenUp: 0, dropped: 0, saved: 20, abandoned: 10, fate: '(all saved to persistDir)', total: 30 });
+      const lines = fs.readdirSync(dir).flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim() !== ''));
+      expect(lines).toHaveLength(30);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   }, 25_000);
 });
 

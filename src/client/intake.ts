@@ -1,0 +1,153 @@
+/**
+ * The records' way into delivery: each validated record is numbered (the order the client took
+ * them, saved with it so that each user's order holds across restarts), then queued; or held
+ * behind its user's records saved by an earlier process (replay.ts); or, when the queue is full,
+ * saved to `persistDir` or dropped, and reported. Every record that comes in is counted once, in
+ * `logged`, and ends up counted once more: delivered, failed, dropped or persisted.
+ */
+import type { DeliveryQueue, QueuedRecord, TrackResult } from './delivery-queue.js';
+import { endpointOf } from './diagnose.js';
+import { TrackingDeliveryError } from './errors.js';
+import type { PersistedRecord, UndeliveredStore } from './persistence.js';
+import type { PlatformKind, RecordType } from '../protocol/index.js';
+import type { Replay } from './replay.js';
+import type { Reporter } from './reporter.js';
+import type { Targets } from './targets.js';
+
+const noop = () => undefined;
+
+/** A promise already marked as handled, so that ignoring it never raises an unhandled rejection. */
+export function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(noop);
+  return promise;
+}
+
+/** The parts of a client its intake works with. */
+export interface IntakeParts {
+  queue: DeliveryQueue;
+  targets: Targets;
+  reporter: Reporter;
+  store: UndeliveredStore | undefined;
+  maxQueueSize: number;
+  /** The replay under way, if any. */
+  replay(): Replay | undefined;
+  /** A record was queued (or held): the client may have become busy. */
+  onQueued(): void;
+}
+
+export class Intake {
+  /** When this client started, and the number of the last record it took. */
+  private readonly startedAt = Date.now();
+  private seq = 0;
+  /** The error a burst of refusals shares, per reason and record kind (see `enqueue`). */
+  private readonly refusals = new Map<string, { error: TrackingDeliveryError; at: number }>();
+
+  constructor(private readonly parts: IntakeParts) {}
+
+  /**
+   * Queues a validated, serialized record; when the queue is full, saves it to disk or drops it.
+   * With `withResult` false, no promise is made and `undefined` is returned. `origin`: the record
+   * is one re-sent from `persistDir` (its number in the replay, and when it was first logged).
+   */
+  enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: true, origin?: QueuedRecord['origin']): Promise<TrackResult>;
+  enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean, origin?: QueuedRecord['origin']): Promise<TrackResult> | undefined;
+  enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean, origin?: QueuedRecord['origin']): Promise<TrackResult> | undefined {
+    const target = this.parts.targets.get(platform, type)!;
+    const seq = ++this.seq;
+    this.parts.queue.counters.logged++;
+    // Checked before a queue entry and its promise exist: a record refused here allocates as
+    // little as possible (see bench/README.md, "endpoint down").
+    const held = this.parts.replay()?.held() ?? 0;
+    if (this.parts.queue.isFull || (held > 0 && this.parts.queue.size + held >= this.parts.maxQueueSize)) {
+      const full = `The tracking queue is full (maxQueueSize ${this.parts.maxQueueSize}): ${endpointOf(target.url)} is not taking records as fast as they are logged`;
+      const persisted = this.parts.store !== undefined && this.saveForLater({ platform, type, body: json, origin }, seq);
+      if (persisted) this.parts.queue.counters.persisted++;
+      else this.parts.queue.counters.dropped++;
+      const refusal = () =>
+        persisted
+          ? new TrackingDeliveryError('persisted', `${full}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`)
+          : new TrackingDeliveryError('queue-full', `${full}; the ${target.label} record was dropped. Check that the endpoint is up and reachable (TRACKING_BASE_URL), raise maxQueueSize, or set persistDir to keep such records.`);
+      if (!withResult) {
+        this.parts.reporter.reportLazily(persisted ? 'persisted' : 'queue-full', target.label, refusal);
+        return undefined;
+      }
+      // A burst past the cap shares one error per kind of refusal for a second: a caller that
+      // keeps every promise then holds a promise per record, not an error with a stack trace.
+      const key = `${persisted ? 'persisted' : 'queue-full'} ${target.label}`;
+      const now = Date.now();
+      let cached = this.refusals.get(key);
+      if (cached === undefined || now - cached.at > 1_000) {
+        cached = { error: refusal(), at: now };
+        this.refusals.set(key, cached);
+      }
+      const refused = handled(Promise.reject(cached.error));
+      this.parts.reporter.report(cached.error, target.label);
+      return refused;
+    }
+    this.parts.onQueued();
+    if (!withResult) {
+      this.push({ url: target.url, body: json, laneKey, label: target.label, platform, type, seq, origin, resolve: noop, reject: noop });
+      return undefined;
+    }
+    let queued!: QueuedRecord;
+    const promise = new Promise<TrackResult>((resolve, reject) => {
+      queued = { url: target.url, body: json, laneKey, label: target.label, platform, type, seq, origin, resolve, reject };
+    });
+    this.push(queued);
+    return handled(promise);
+  }
+
+  /** Queues a record, unless its user still has saved records waiting to be re-sent: then it waits behind them. */
+  private push(record: QueuedRecord): void {
+    const send = () => {
+      if (this.parts.queue.enqueue(record)) return;
+      // Room was checked when the record was taken; should it be gone, the record is still not lost silently.
+      this.countDropped();
+      const error = new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.parts.maxQueueSize}); the ${record.label} record was dropped.`);
+      record.reject(error);
+      this.parts.reporter.report(error, record.label);
+    };
+    const replay = this.parts.replay();
+    if (record.origin !== undefined || replay === undefined) return send();
+    const at = [this.startedAt, record.seq] as const;
+    const held = replay.hold(record.laneKey, {
+      platform: record.platform,
+      type: record.type,
+      body: record.body,
+      at,
+      send,
+      saved: () => {
+        this.parts.queue.counters.persisted++;
+        const error = new TrackingDeliveryError('persisted', `The ${record.label} record waited behind its user's records saved by an earlier process; the client closed first, so it was saved to persistDir after them, and a client started with the same persistDir will send them in order.`);
+        record.reject(error);
+        this.parts.reporter.report(error, record.label);
+      },
+      lost: () => {
+        this.parts.queue.counters.failed++;
+        const error = new TrackingDeliveryError('close-deadline', `The ${record.label} record waited behind its user's records saved by an earlier process, and could not be saved after them when the client closed (maxPersistBytes, or the disk); it was not sent.`);
+        record.reject(error);
+        this.parts.reporter.report(error, record.label);
+      },
+    });
+    if (!held) send();
+  }
+
+  /**
+   * Saves a record that cannot be delivered now for a later process: one re-sent from
+   * `persistDir` stays in the replay's files; any other is written with when it was logged.
+   * Returns false when it could not be saved (`maxPersistBytes`, a failed write).
+   */
+  saveForLater(record: Pick<QueuedRecord, 'platform' | 'type' | 'body' | 'origin'>, seq: number): boolean {
+    if (this.parts.store === undefined) return false;
+    const { origin } = record;
+    if (origin !== undefined && this.parts.replay()?.keep(origin.index)) return true;
+    const saved: PersistedRecord = { platform: record.platform, type: record.type, body: record.body, at: origin?.at ?? [this.startedAt, seq] };
+    return this.parts.store.save([saved]) === 1;
+  }
+
+  countDropped(): void {
+    this.parts.queue.counters.logged++;
+    this.parts.queue.counters.dropped++;
+  }
+
+}
