@@ -3,7 +3,7 @@
  * everything it passes on.
  */
 import { SECRET_KEY } from '../protocol/index.js';
-import { scrub } from './redact.js';
+import { scrub, type KnownSecrets } from './redact.js';
 
 /** A pino-like logger. `fields` is a plain object; pino, bunyan-style and console-like loggers fit. */
 export interface Logger {
@@ -34,7 +34,7 @@ const noop = () => undefined;
 /** A logger that drops everything. */
 export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
 
-function scrubValue(value: unknown, secrets: readonly string[], depth: number): unknown {
+function scrubValue(value: unknown, secrets: readonly string[] | KnownSecrets, depth: number): unknown {
   if (typeof value === 'string') return scrub(value, secrets);
   if (value instanceof Error) return scrub(`${value.name}: ${value.message}`, secrets);
   if (depth > 0 && value !== null && typeof value === 'object') {
@@ -60,7 +60,7 @@ export class SafeLogger {
 
   constructor(
     private readonly target: Logger,
-    private readonly secrets: () => readonly string[],
+    private readonly secrets: readonly string[] | KnownSecrets,
     debugEnabled: boolean,
   ) {
     this.debugEnabled = debugEnabled;
@@ -84,8 +84,7 @@ export class SafeLogger {
 
   private emit(level: LogLevel, fields: Record<string, unknown>, message: string): void {
     try {
-      const secrets = this.secrets();
-      this.target[level](scrubValue(fields, secrets, 4) as Record<string, unknown>, scrub(message, secrets));
+      this.target[level](scrubValue(fields, this.secrets, 4) as Record<string, unknown>, scrub(message, this.secrets));
     } catch {
       // A logger that throws must not break delivery or a bot's turn.
     }

@@ -58,42 +58,24 @@ function secretPattern(secret: string): string {
   return pattern;
 }
 
-/**
- * The matcher of a list of secrets, built once per list and rebuilt when it grows (the client's
- * list only ever grows: the key, then each access token seen).
- */
-const matchers = new WeakMap<readonly string[], { count: number; regex: RegExp | undefined }>();
-
+/** One pattern for a list of secrets, or `undefined` when it has none. */
 function matcherOf(secrets: readonly string[]): RegExp | undefined {
-  const cached = matchers.get(secrets);
-  if (cached !== undefined && cached.count === secrets.length) return cached.regex;
   // Longest first: a secret that contains another is masked whole.
   const patterns = [...new Set(secrets.filter((s) => typeof s === 'string' && s.length > 0))].sort((a, b) => b.length - a.length).map(secretPattern);
-  const regex = patterns.length === 0 ? undefined : new RegExp(patterns.join('|'), 'g');
-  matchers.set(secrets, { count: secrets.length, regex });
-  return regex;
-}
-
-/**
- * Removes every known secret from a piece of text: secret query parameters, JSON secret fields,
- * bearer tokens, and each value in `secrets` wherever it appears, in any encoding (raw, percent-
- * or form-encoded, JSON-escaped, or a mix), whatever its length.
- */
-export function scrub(text: string, secrets: readonly string[] = []): string {
-  const out = redactJson(redactUrl(text)).replace(BEARER, `$1${MASK}`);
-  const matcher = matcherOf(secrets);
-  return matcher === undefined ? out : out.replace(matcher, MASK);
+  return patterns.length === 0 ? undefined : new RegExp(patterns.join('|'), 'g');
 }
 
 /**
  * The secrets one client knows: its API key, and every access token it has seen, in new records
  * and in records re-sent from `persistDir`. No cap: a token echoed back long after must never
- * appear raw.
+ * appear raw. Their pattern is built once, and again only when a secret is added.
  */
 export class KnownSecrets {
-  /** The key first, then the tokens in the order they were seen (`scrub` takes this list). */
+  /** The key first, then the tokens in the order they were seen. */
   readonly list: string[];
   private readonly seen = new Set<string>();
+  private pattern: RegExp | undefined;
+  private patternFor = -1;
 
   constructor(apiKey: string) {
     this.list = [apiKey];
@@ -104,13 +86,33 @@ export class KnownSecrets {
     this.seen.add(secret);
     this.list.push(secret);
   }
+
+  /** The pattern of every secret known now. */
+  matcher(): RegExp | undefined {
+    if (this.patternFor !== this.list.length) {
+      this.pattern = matcherOf(this.list);
+      this.patternFor = this.list.length;
+    }
+    return this.pattern;
+  }
+}
+
+/**
+ * Removes every known secret from a piece of text: secret query parameters, JSON secret fields,
+ * bearer tokens, and each of `secrets` wherever it appears, in any encoding (raw, percent- or
+ * form-encoded, JSON-escaped, or a mix), whatever its length.
+ */
+export function scrub(text: string, secrets: readonly string[] | KnownSecrets = []): string {
+  const out = redactJson(redactUrl(text)).replace(BEARER, `$1${MASK}`);
+  const matcher = secrets instanceof KnownSecrets ? secrets.matcher() : matcherOf(secrets);
+  return matcher === undefined ? out : out.replace(matcher, MASK);
 }
 
 /**
  * A copy of an error that is safe to keep as a `cause`: name, message and code, scrubbed, and
  * nothing else (HTTP libraries' errors carry the request URL, headers and config).
  */
-export function safeCause(error: unknown, secrets: readonly string[] = []): Error {
+export function safeCause(error: unknown, secrets: readonly string[] | KnownSecrets = []): Error {
   const source = error as { name?: unknown; message?: unknown; code?: unknown } | null;
   const message = typeof source?.message === 'string' ? source.message : String(error);
   const safe = new Error(scrub(message, secrets));

@@ -87,7 +87,7 @@ export class TrackingClient {
     const { debug, apiKey } = this.options;
     const target = options.logger === false ? silentLogger : (options.logger ?? stderrLogger(debug ? 'debug' : 'info'));
     this.secrets = new KnownSecrets(apiKey);
-    this.log = new SafeLogger(target, () => this.secrets.list, debug);
+    this.log = new SafeLogger(target, this.secrets, debug);
     this.reporter = new Reporter(options.onError, this.log);
     this.builder = new RecordBuilder(this.options, options, (token) => this.secrets.add(token));
     this.deferred = new DeferredTasks((error) =>
@@ -102,9 +102,9 @@ export class TrackingClient {
       closeAndReport: () => void this.close().then((result) => logClosed('process exiting', result, this.log)),
     });
     this.queue = new DeliveryQueue(this.transport, this.options, {
-      scrub: (text) => scrub(text, this.secrets.list),
+      scrub: (text) => scrub(text, this.secrets),
       persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater(record, record.seq),
-      safeCause: (error) => safeCause(error, this.secrets.list),
+      safeCause: (error) => safeCause(error, this.secrets),
       onGiveUp: (error, record) => this.reporter.report(error, record.label),
       proxyNote: proxyNote(this.options.baseUrl, options.env ?? process.env, options.transport === undefined),
       onAttempt: this.log.debugEnabled

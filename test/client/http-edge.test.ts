@@ -105,7 +105,7 @@ describe('redaction', () => {
   it("the client's logger masks every field the package calls a secret (its one list, in protocol/secrets.ts), at any depth", () => {
     const entries: Record<string, unknown>[] = [];
     const keep = (fields: Record<string, unknown>) => void entries.push(fields);
-    const log = new SafeLogger({ debug: keep, info: keep, warn: keep, error: keep }, () => [], false);
+    const log = new SafeLogger({ debug: keep, info: keep, warn: keep, error: keep }, [], false);
     log.warn({ api_key: 'k1', Authorization: 'Basic eDp5', clientSecret: 'c1', password: 'p1', nested: { refresh_token: 'r1', status: 503 }, reason: 'retries-exhausted' }, 'a warning');
     expect(entries).toEqual([{ api_key: '***', Authorization: '***', clientSecret: '***', password: '***', nested: { refresh_token: '***', status: 503 }, reason: 'retries-exhausted' }]);
   });

@@ -114,7 +114,7 @@ describe('what a warning says', () => {
 
 describe('a run of identical failures', () => {
   function reporter(lines: Line[]): Reporter {
-    return new Reporter(undefined, new SafeLogger(capturingLogger(lines), () => [KEY], false));
+    return new Reporter(undefined, new SafeLogger(capturingLogger(lines), [KEY], false));
   }
   const outage = () => new TrackingDeliveryError('retries-exhausted', `Gave up the sms incoming record after 5 attempts; the last failed with HTTP 503. ${sink.url}/track is failing (HTTP 503).`, { status: 503 });
 
