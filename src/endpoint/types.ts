@@ -110,6 +110,8 @@ export interface TranscriptEntry {
    * `addAIToActivity` and `StreamingResponse.setGeneratedByAILabel` add, and Teams labels).
    */
   aiGenerated?: true;
+  /** The activity's id on its channel (`platformJson.id`), where the record carries it: what feedback refers to. */
+  activityId?: string;
   event?: EntryEvent;
 }
 
@@ -200,6 +202,8 @@ export interface IntentCount {
   incoming: number;
   /** Outgoing messages with this intent. */
   outgoing: number;
+  /** The recognizer's average confidence in it (0 to 1), over the messages that carried a score; `null` when none did. */
+  confidence: number | null;
 }
 
 // The read API's answers (JSON), shared with the page.
@@ -289,4 +293,115 @@ export interface ErrorBody {
   error: string;
   /** Every problem found, with its path, when the request's query or body did not match the spec. */
   problems?: ValidationIssue[];
+}
+
+// Analytics views (`/api/analytics/…`). Every view takes the filter (bot, platform, channel, from,
+// to) and `?format=csv`; times are when things happened (see `StoredRecord.occurredAt`), in UTC.
+
+/** How active-user counts are bucketed: UTC days, weeks starting on Monday, or calendar months. */
+export type ActivityInterval = 'day' | 'week' | 'month';
+
+/** One bucket of `/api/analytics/active-users`. */
+export interface ActiveUsersPoint {
+  /** Start of the day, week (Monday) or month (ISO 8601, UTC). */
+  start: string;
+  /** Users with a message or event in the bucket. */
+  active: number;
+  /** Of those, users whose first activity ever (within the bot, platform and channel asked for) is in the bucket. */
+  new: number;
+  /** `active - new`: users seen before the bucket who came back in it. */
+  returning: number;
+}
+
+/** `GET /api/analytics/active-users?interval=day|week|month`. */
+export interface ActiveUsersResponse {
+  interval: ActivityInterval;
+  /** Buckets oldest first, without gaps. */
+  points: ActiveUsersPoint[];
+}
+
+/** One weekly cohort of `/api/analytics/retention`. */
+export interface RetentionCohort {
+  /** The Monday (ISO 8601, UTC) of the week its users were first seen. */
+  week: string;
+  /** Users first seen that week. */
+  users: number;
+  /**
+   * `returned[k - 1]`: the share (0 to 1) of them active again in week k after it, for k = 1 to
+   * 8; `null` for a week that has not ended yet (or not begun).
+   */
+  returned: (number | null)[];
+}
+
+/** `GET /api/analytics/retention`: cohorts oldest first. */
+export interface RetentionResponse {
+  cohorts: RetentionCohort[];
+}
+
+/** `GET /api/analytics/sessions`: a session is one user in one conversation with no gap over 30 minutes. */
+export interface SessionsResponse {
+  sessions: number;
+  /** Distinct users with a session. */
+  users: number;
+  /** Messages (in and out) per session, on average. */
+  messagesPerSession: number;
+  /** Average time from a session's first to its last message or event, in seconds. */
+  averageLengthSeconds: number;
+  /** Median of the same, in seconds. */
+  medianLengthSeconds: number;
+  /** Sessions started each day (UTC), oldest first. */
+  perDay: { start: string; sessions: number }[];
+}
+
+/** `GET /api/analytics/paths`: the most common first steps of sessions (intents of what users said, and events as `event:NAME`). */
+export interface PathsResponse {
+  /** Sessions with at least one step. */
+  sessions: number;
+  paths: { steps: string[]; sessions: number; share: number }[];
+}
+
+/** `GET /api/analytics/funnel?steps=A,B,event:purchase`: users who took each step after the one before. */
+export interface FunnelResponse {
+  steps: { step: string; users: number; /** Share of the previous step's users lost here (0 for the first). */ dropOff: number; /** Share of the first step's users still here. */ conversion: number }[];
+}
+
+/** `GET /api/analytics/messages` (what users say) and `?unhandled=true` (what the bot did not understand). */
+export interface MessagesResponse {
+  /** Incoming messages counted (all, or those marked `NotHandled`). */
+  total: number;
+  /** Most frequent first; `text` is one way a user wrote it, `key` what they were grouped by. */
+  messages: { text: string; key: string; count: number; share: number; intent: string | null }[];
+}
+
+/** `GET /api/analytics/buttons`: the buttons users clicked, most clicked first. */
+export interface ButtonsResponse {
+  total: number;
+  buttons: { button: string; /** What users saw or sent with the click, when the record carries it. */ label: string | null; clicks: number }[];
+}
+
+/** `GET /api/analytics/feedback`: thumbs up and down on replies (feedback events), and the share of replies marked AI-generated. */
+export interface FeedbackResponse {
+  up: number;
+  down: number;
+  perDay: { start: string; up: number; down: number }[];
+  /** Per intent of the rated reply (or of the user's message it answered); `null` when none is known. */
+  perIntent: { intent: string | null; up: number; down: number }[];
+  /** The latest comments, newest first. */
+  comments: { time: string; userId: string; userName: string | null; reaction: 'like' | 'dislike' | null; comment: string; intent: string | null; replyTo: string | null }[];
+  ai: { replies: number; aiGenerated: number; share: number };
+}
+
+/** `GET /api/analytics/revenue`: revenue events by currency (`null` when the event names none). */
+export interface RevenueResponse {
+  byCurrency: { currency: string | null; total: number; count: number }[];
+  perDay: { start: string; currency: string | null; total: number; count: number }[];
+  /** The users who brought the most, by currency. */
+  perUser: { userId: string; userName: string | null; bot: string; currency: string | null; total: number; count: number }[];
+}
+
+/** `GET /api/search?q=TEXT&user=ID`: messages whose text (or whose user's id or name) matches, newest first. */
+export interface SearchResponse {
+  results: (TranscriptEntry & { bot: string })[];
+  /** True when there were more than `limit`. */
+  more: boolean;
 }

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { intentStats, timeseries } from '../read/charts.js';
 import { sendError, sendJson } from '../http/respond.js';
+import { sendView } from './export.js';
 import type { EndpointContext, Target } from '../http/router.js';
 import { badFilter, badLimit, filterParams, limitParam } from './params.js';
 import type { IntentsResponse, RecordResponse, TimeBucket, TimeseriesResponse } from '../types.js';
@@ -29,7 +30,10 @@ export async function handleTimeseries(_req: IncomingMessage, res: ServerRespons
   const parsed = filterParams(query, keys);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body: TimeseriesResponse = await timeseries(store, bucket as TimeBucket | 'auto', limit, parsed.filter);
-  sendJson(res, 200, body);
+  sendView(res, query, `timeseries-${body.bucket}`, body, () => ({
+    columns: ['start', 'incoming', 'outgoing', 'events', 'not handled', 'revenue'],
+    rows: body.points.map((p) => [p.start, p.incoming, p.outgoing, p.events, p.notHandled, p.revenue]),
+  }));
 }
 
 /** `GET /api/intents?limit=N&…filter`: intents most used first (default 20), with incoming and outgoing counts; incoming and `NotHandled` totals. */
@@ -39,7 +43,7 @@ export async function handleIntents(_req: IncomingMessage, res: ServerResponse, 
   const parsed = filterParams(query, keys);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body: IntentsResponse = await intentStats(store, limit, parsed.filter);
-  sendJson(res, 200, body);
+  sendView(res, query, 'intents', body, () => ({ columns: ['intent', 'incoming', 'outgoing', 'confidence'], rows: body.intents.map((i) => [i.name, i.incoming, i.outgoing, i.confidence]) }));
 }
 
 /** `GET /api/record?seq=N`: one stored record, body included; 404 when there is none with that `seq`. */

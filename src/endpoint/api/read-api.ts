@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listConversations, listUsers, readTranscript } from '../read/lists.js';
 import { summarise } from '../read/charts.js';
-import { sendError, sendJson } from '../http/respond.js';
+import { sendError } from '../http/respond.js';
+import { sendView } from './export.js';
 import type { EndpointContext, Target } from '../http/router.js';
 import { badFilter, badLimit, filterParams, limitParam } from './params.js';
 import type { TrackingSummary, TranscriptResponse } from '../types.js';
@@ -27,7 +28,10 @@ export async function handleUsers(_req: IncomingMessage, res: ServerResponse, { 
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body = await listUsers(store, parsed.filter, limit);
   for (const user of body.users) if (user.bot !== undefined) user.botName = keys.nameOf(user.bot);
-  sendJson(res, 200, body);
+  sendView(res, query, 'users', body, () => ({
+    columns: ['user', 'name', 'bot', 'platform', 'channel', 'first activity', 'last activity', 'messages', 'events', 'conversations'],
+    rows: body.users.map((u) => [u.userId, u.name, u.botName ?? u.bot, u.platform, u.channel, u.firstActivity, u.lastActivity, u.messages, u.events, u.conversations]),
+  }));
 }
 
 /** `GET /api/conversations?…`: conversations with users, last activity, counts, platform and channel; filtered as `/api/users`. */
@@ -38,7 +42,10 @@ export async function handleConversations(_req: IncomingMessage, res: ServerResp
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body = await listConversations(store, parsed.filter, limit);
   for (const conversation of body.conversations) if (conversation.bot !== undefined) conversation.botName = keys.nameOf(conversation.bot);
-  sendJson(res, 200, body);
+  sendView(res, query, 'conversations', body, () => ({
+    columns: ['conversation', 'users', 'bot', 'platform', 'channel', 'first activity', 'last activity', 'messages', 'events'],
+    rows: body.conversations.map((c) => [c.conversationId, c.userIds.join(' '), c.botName ?? c.bot, c.platform, c.channel, c.firstActivity, c.lastActivity, c.messages, c.events]),
+  }));
 }
 
 /**
@@ -62,7 +69,13 @@ export async function handleTranscript(_req: IncomingMessage, res: ServerRespons
     return sendError(res, 404, userId !== null ? 'No records for this user; /api/users lists the users seen.' : 'No records for this conversation; /api/conversations lists them.');
   }
   const body: TranscriptResponse = { userId, conversationId, total: transcript.total, entries: transcript.entries };
-  sendJson(res, 200, body);
+  sendView(res, query, `transcript-${(userId ?? conversationId ?? '').replace(/[^\w.-]+/g, '_').slice(0, 60)}`, body, () => ({
+    columns: ['time', 'direction', 'user', 'name', 'conversation', 'text', 'intent', 'buttons', 'clicked', 'images', 'event', 'amount', 'currency', 'platform', 'channel', 'seq'],
+    rows: body.entries.map((e) => [
+      e.time, e.direction, e.userId, e.userName, e.conversationId, e.text, e.intent?.name, e.buttons?.map((b) => b.label).join(' | '), e.clickedButton,
+      e.images?.join(' '), e.event?.name, e.event?.amount, e.event?.currency, e.platform, e.channel, e.seq,
+    ]),
+  }));
 }
 
 /** `GET /api/summary?…`: counts by type, platform, intent and event type; revenue totals; narrowed by the filter. */
@@ -70,5 +83,13 @@ export async function handleSummary(_req: IncomingMessage, res: ServerResponse, 
   const parsed = filterParams(query, keys);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body: TrackingSummary = await summarise(store, parsed.filter);
-  sendJson(res, 200, body);
+  sendView(res, query, 'summary', body, () => ({
+    columns: ['figure', 'value'],
+    rows: [
+      ['records', body.records], ['messages', body.messages], ['events', body.events], ['users', body.users], ['conversations', body.conversations],
+      ['revenue', body.revenue.total], ['revenue events', body.revenue.count], ['first', body.firstAt], ['last', body.lastAt],
+      ...Object.entries(body.byIntent).map(([name, n]) => [`intent ${name}`, n]),
+      ...Object.entries(body.byPlatform).map(([name, n]) => [`platform ${name}`, n]),
+    ],
+  }));
 }

@@ -2,6 +2,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handleIntents, handleRecord, handleTimeseries } from './analytics-api.js';
 import { recordsPerBot } from '../read/charts.js';
+import {
+  handleActiveUsers, handleButtons, handleFeedback, handleFunnel, handleMessages, handlePaths, handleRetention, handleRevenue, handleSearch, handleSessions,
+} from './analytics-views.js';
 import { pageRoutes } from '../page/serve.js';
 import { handleConversations, handleSummary, handleTranscript, handleUsers } from './read-api.js';
 import { sendError, sendJson } from '../http/respond.js';
@@ -24,10 +27,21 @@ const INDEX = {
     'GET /api/timeseries': 'messages in and out, events, NotHandled and revenue per bucket (?bucket=auto|minute|hour|day, ?limit=N, and the filter)',
     'GET /api/intents': 'messages per intent, most used first; incoming and NotHandled totals (?limit=N, and the filter)',
     'GET /api/bots': 'the bots that sent records, with the names given to their keys',
+    'GET /api/analytics/active-users': 'active, new and returning users per day, week or month (?interval=day|week|month)',
+    'GET /api/analytics/retention': 'weekly cohorts of new users and the share back in weeks 1 to 8',
+    'GET /api/analytics/sessions': 'sessions (a user in a conversation, no gap over 30 minutes): count, length, messages each, per day',
+    'GET /api/analytics/paths': 'the most common first steps of sessions: intents and events (?limit=N)',
+    'GET /api/analytics/funnel?steps=A,B,event:C': 'users at each step, taken in order, with the drop-off',
+    'GET /api/analytics/messages': 'what users say most, grouped by normalised text (?unhandled=true: what was NotHandled)',
+    'GET /api/analytics/buttons': 'the buttons users clicked, most first',
+    'GET /api/analytics/feedback': 'thumbs up and down per day and per intent, comments, the share of AI-generated replies',
+    'GET /api/analytics/revenue': 'revenue by currency, per day, per user',
+    'GET /api/search?q=TEXT&user=ID': 'messages that match, newest first',
     'GET /api/events': 'server-sent events: a "records" event whenever records arrive',
     'GET /healthz': 'for load balancers: 200 when the database answers, else 503',
   },
   filter: '?bot=NAME|FINGERPRINT &platform=P &channel=C &from=2026-11-01 &to=2026-12-01 (to is exclusive; dates, date-times or epoch ms)',
+  export: '?format=csv on every view, the lists and transcripts',
 };
 
 function handleIndex(_req: IncomingMessage, res: ServerResponse): void {
@@ -69,6 +83,16 @@ export function createRoutes(): Map<string, Route> {
     ['/api/timeseries', { methods: { GET: handleTimeseries }, read: true }],
     ['/api/intents', { methods: { GET: handleIntents }, read: true }],
     ['/api/bots', { methods: { GET: handleBots }, read: true }],
+    ['/api/analytics/active-users', { methods: { GET: handleActiveUsers }, read: true }],
+    ['/api/analytics/retention', { methods: { GET: handleRetention }, read: true }],
+    ['/api/analytics/sessions', { methods: { GET: handleSessions }, read: true }],
+    ['/api/analytics/paths', { methods: { GET: handlePaths }, read: true }],
+    ['/api/analytics/funnel', { methods: { GET: handleFunnel }, read: true }],
+    ['/api/analytics/messages', { methods: { GET: handleMessages }, read: true }],
+    ['/api/analytics/buttons', { methods: { GET: handleButtons }, read: true }],
+    ['/api/analytics/feedback', { methods: { GET: handleFeedback }, read: true }],
+    ['/api/analytics/revenue', { methods: { GET: handleRevenue }, read: true }],
+    ['/api/search', { methods: { GET: handleSearch }, read: true }],
     ['/api/events', { methods: { GET: handleEvents }, read: true }],
     ['/healthz', { methods: { GET: handleHealth }, anyHost: true }],
   ]);

@@ -179,8 +179,9 @@ export async function timeseries(store: RecordStore, bucket: TimeBucket | 'auto'
 /** Messages per intent, most used first, at most `limit` of them; and the numbers of the `NotHandled` share. */
 export async function intentStats(store: RecordStore, limit: number, filter: ReadFilter): Promise<IntentStats> {
   const rows = await hourly(store, filter).where('direction', 'in', ['incoming', 'outgoing'])
-    .select(['intent', 'direction', (eb) => eb.fn.sum<number>('entries').as('n')]).groupBy(['intent', 'direction']).execute();
-  const byIntent = new Map<string, { name: string; incoming: number; outgoing: number }>();
+    .select(['intent', 'direction', (eb) => eb.fn.sum<number>('entries').as('n'), (eb) => eb.fn.sum<number>('score_sum').as('score_sum'), (eb) => eb.fn.sum<number>('scored').as('scored')])
+    .groupBy(['intent', 'direction']).execute();
+  const byIntent = new Map<string, { name: string; incoming: number; outgoing: number; confidence: number | null; scoreSum: number; scored: number }>();
   let incomingMessages = 0;
   let notHandled = 0;
   for (const row of rows) {
@@ -192,11 +193,14 @@ export async function intentStats(store: RecordStore, limit: number, filter: Rea
     }
     if (row.intent === '') continue;
     let count = byIntent.get(row.intent);
-    if (!count) byIntent.set(row.intent, (count = { name: row.intent, incoming: 0, outgoing: 0 }));
+    if (!count) byIntent.set(row.intent, (count = { name: row.intent, incoming: 0, outgoing: 0, confidence: null, scoreSum: 0, scored: 0 }));
     count[direction] += n;
+    count.scoreSum += Number(row.score_sum ?? 0);
+    count.scored += Number(row.scored ?? 0);
   }
   const all = [...byIntent.values()].sort((a, b) => b.incoming + b.outgoing - (a.incoming + a.outgoing) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { incomingMessages, notHandled, total: all.length, intents: all.slice(0, limit) };
+  const intents = all.slice(0, limit).map(({ scoreSum, scored, ...count }) => ({ ...count, confidence: scored > 0 ? Math.round((scoreSum / scored) * 1e4) / 1e4 : null }));
+  return { incomingMessages, notHandled, total: all.length, intents };
 }
 
 /** Every bot that sent records (its key's fingerprint), with its record count. */

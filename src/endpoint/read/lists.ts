@@ -2,7 +2,7 @@
  * Lists of users and conversations, and transcripts: read from the summary tables the store keeps
  * (users, conversations, their active days) and, for a transcript, the records themselves.
  */
-import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { recordOf, type RecordStore } from '../store/store.js';
 import { transcriptEntries } from '../store/entries.js';
@@ -148,4 +148,39 @@ export async function readTranscript(store: RecordStore, target: TranscriptTarge
     if (entry !== undefined) entries.push(entry);
   }
   return { entries, total: Number(n) };
+}
+
+/** Most search results returned. */
+export const MAX_SEARCH_RESULTS = 200;
+
+/**
+ * Messages whose text contains `text` (ignoring case), of the user whose id is `user` or whose
+ * name contains it, within the filter; newest first, at most `limit`. Each is a transcript entry
+ * with its bot, so the page can open the conversation around it.
+ */
+export async function search(store: RecordStore, filter: ReadFilter, terms: { text?: string; user?: string }, limit: number): Promise<{ results: (TranscriptEntry & { bot: string })[]; more: boolean }> {
+  const { contains } = store.dialect;
+  const rows = await store.db.selectFrom('entries as e')
+    .$if(filter.bot !== undefined, (q) => q.where('e.bot', '=', filter.bot!))
+    .$if(filter.platform !== undefined, (q) => q.where('e.platform', '=', storedPlatform(filter.platform!)))
+    .$if(filter.channel !== undefined, (q) => q.where('e.channel', '=', filter.channel!))
+    .$if(filter.from !== undefined, (q) => q.where('e.occurred_at', '>=', filter.from!))
+    .$if(filter.to !== undefined, (q) => q.where('e.occurred_at', '<', filter.to!))
+    .$if(terms.text !== undefined, (q) => q.where(contains(sql.ref('e.text'), terms.text!)))
+    .$if(terms.user !== undefined, (q) => q.where((eb) => eb.or([eb('e.user_id', '=', terms.user!), contains(sql.ref('e.user_name'), terms.user!)])))
+    .select(['e.seq', 'e.idx', 'e.bot']).orderBy('e.seq', 'desc').orderBy('e.idx', 'desc').limit(limit + 1).execute();
+  const more = rows.length > limit;
+  const keys = rows.slice(0, limit);
+  const seqs = [...new Set(keys.map((key) => Number(key.seq)))];
+  const records = new Map<number, ReturnType<typeof recordOf>>();
+  for (let i = 0; i < seqs.length; i += 500) {
+    for (const row of await store.db.selectFrom('records').selectAll().where('seq', 'in', seqs.slice(i, i + 500)).execute()) records.set(Number(row.seq), recordOf(row, store.dialect));
+  }
+  const results: (TranscriptEntry & { bot: string })[] = [];
+  for (const key of keys) {
+    const record = records.get(Number(key.seq));
+    const entry = record === undefined ? undefined : transcriptEntries(record)[Number(key.idx)];
+    if (entry !== undefined) results.push({ ...entry, bot: key.bot });
+  }
+  return { results, more };
 }

@@ -218,6 +218,7 @@ function genericEntry(record: StoredRecord, body: Obj): TranscriptEntry {
     channel: str(platformJson?.channelId) || undefined, text: str(body.text), intent, intentScore: scoreOf(intent), buttons: genericButtons(body.buttons),
     clickedButton: str(obj(obj(body.postback)?.buttonClick)?.buttonId), images: genericImages(body.images),
     aiGenerated: isAiGenerated(platformJson) || undefined,
+    activityId: str(platformJson?.id) || undefined,
   };
 }
 

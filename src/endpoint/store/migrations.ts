@@ -57,6 +57,10 @@ function initial(dialect: DialectName): Migration {
         .addColumn('event_name', 'text')
         .addColumn('amount', t.real)
         .addColumn('currency', 'text')
+        .addColumn('activity_id', 'text')
+        .addColumn('reaction', 'text')
+        .addColumn('comment', 'text')
+        .addColumn('reply_to', 'text')
         .addPrimaryKeyConstraint('entries_pk', ['seq', 'idx'])
         .execute();
       // Transcripts (in the order received), time ranges, and the intent and event views.
@@ -66,6 +70,10 @@ function initial(dialect: DialectName): Migration {
       await db.schema.createIndex('entries_occurred').on('entries').columns(['occurred_at']).execute();
       await db.schema.createIndex('entries_intent').on('entries').columns(['intent', 'occurred_at']).execute();
       await db.schema.createIndex('entries_event').on('entries').columns(['event_type', 'occurred_at']).execute();
+      await db.schema.createIndex('entries_event_name').on('entries').columns(['event_name', 'occurred_at']).execute();
+      await db.schema.createIndex('entries_activity').on('entries').columns(['activity_id']).where(sql.ref('activity_id'), 'is not', null).execute();
+      await db.schema.createIndex('entries_clicks').on('entries').columns(['occurred_at']).where(sql.ref('clicked_button'), 'is not', null).execute();
+      await db.schema.createIndex('entries_feedback').on('entries').columns(['occurred_at']).where(sql.ref('reaction'), 'is not', null).execute();
 
       await db.schema
         .createTable('users')
@@ -120,6 +128,8 @@ function initial(dialect: DialectName): Migration {
         .addColumn('entries', t.millis, (c) => c.notNull())
         .addColumn('ai_generated', t.millis, (c) => c.notNull())
         .addColumn('revenue', t.real, (c) => c.notNull())
+        .addColumn('score_sum', t.real, (c) => c.notNull())
+        .addColumn('scored', t.millis, (c) => c.notNull())
         .addPrimaryKeyConstraint('hourly_pk', ['bot', 'hour', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type'])
         .execute();
       await db.schema.createIndex('hourly_hour').on('hourly').columns(['hour']).execute();
@@ -136,6 +146,58 @@ function initial(dialect: DialectName): Migration {
         .addPrimaryKeyConstraint('user_days_pk', ['bot', 'user_id', 'day', 'platform', 'channel'])
         .execute();
       await db.schema.createIndex('user_days_day').on('user_days').columns(['day', 'user_id']).execute();
+
+      await db.schema
+        .createTable('user_weeks')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('week', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('user_weeks_pk', ['bot', 'user_id', 'week', 'platform', 'channel'])
+        .execute();
+      await db.schema.createIndex('user_weeks_week').on('user_weeks').columns(['week', 'user_id']).execute();
+
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('start_at', t.millis, (c) => c.notNull())
+        .addColumn('last_at', t.millis, (c) => c.notNull())
+        .addColumn('messages', t.millis, (c) => c.notNull())
+        .addColumn('events', t.millis, (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('steps', t.int, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sessions_start').on('sessions').columns(['start_at']).execute();
+      await db.schema.createIndex('sessions_bot_start').on('sessions').columns(['bot', 'start_at']).execute();
+
+      await db.schema
+        .createTable('session_heads')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('session_heads_pk', ['bot', 'user_id', 'conversation_id'])
+        .execute();
+
+      await db.schema
+        .createTable('daily_messages')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('day', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('text_key', 'text', (c) => c.notNull())
+        .addColumn('intent', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('count', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('daily_messages_pk', ['bot', 'day', 'platform', 'channel', 'text_key', 'intent'])
+        .execute();
+      await db.schema.createIndex('daily_messages_day').on('daily_messages').columns(['day']).execute();
 
       await db.schema
         .createTable('imports')

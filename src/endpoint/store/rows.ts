@@ -6,11 +6,30 @@
 import type { Dialect } from './dialect.js';
 import { transcriptEntries } from './entries.js';
 import type { Insertable } from 'kysely';
-import type { ConversationsTable, ConversationUsersTable, EntriesTable, HourlyTable, RecordsTable, UserDaysTable, UsersTable } from './schema.js';
+import type { ConversationsTable, ConversationUsersTable, DailyMessagesTable, EntriesTable, HourlyTable, RecordsTable, UserDaysTable, UsersTable, UserWeeksTable } from './schema.js';
 import type { StoredRecord, TranscriptEntry } from '../types.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
+const WEEK = 7 * DAY;
+/** 1970-01-05, the first Monday after the epoch (a Thursday): weeks start on Mondays, in UTC. */
+const FIRST_MONDAY = 4 * DAY;
+
+/** The start (Monday 00:00 UTC) of the week of `ms`. */
+export function weekStart(ms: number): number {
+  return Math.floor((ms - FIRST_MONDAY) / WEEK) * WEEK + FIRST_MONDAY;
+}
+
+/** The name of the custom event a feedback on a reply is recorded as (Teams' thumbs up or down, through the middleware). */
+export const FEEDBACK_EVENT = 'feedback';
+
+/** A feedback event's reaction, as `like` or `dislike` (Teams' words; 👍/👎, up/down and true/false too). */
+function reactionOf(value: unknown): string | null {
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : typeof value === 'boolean' || typeof value === 'number' ? String(value) : '';
+  if (['like', 'up', 'thumbsup', '+1', '👍', 'positive', 'true', '1'].includes(text)) return 'like';
+  if (['dislike', 'down', 'thumbsdown', '-1', '👎', 'negative', 'false', '0'].includes(text)) return 'dislike';
+  return null;
+}
 
 /** A record with its body's JSON text. */
 export interface RecordWithJson {
@@ -27,6 +46,8 @@ export interface BatchRows {
   conversationUsers: ConversationUsersTable[];
   hourly: HourlyTable[];
   userDays: UserDaysTable[];
+  userWeeks: UserWeeksTable[];
+  dailyMessages: DailyMessagesTable[];
 }
 
 /**
@@ -52,6 +73,8 @@ const key = (...parts: (string | number)[]): string => parts.join('\u0000');
 function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, text: (value: string) => string): EntriesTable {
   const t = (value: string | undefined): string | null => (value === undefined ? null : text(value));
   const event = entry.event;
+  const feedback = event?.type === 'customEvent' && event.name === FEEDBACK_EVENT ? event.extraInfo : undefined;
+  const comment = feedback?.feedbackText ?? feedback?.comment;
   return {
     seq: record.seq,
     idx,
@@ -74,13 +97,19 @@ function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, tex
     event_name: t(event?.name),
     amount: event?.amount ?? null,
     currency: t(event?.currency),
+    activity_id: t(entry.activityId),
+    reaction: feedback === undefined ? null : reactionOf(feedback.reaction),
+    comment: typeof comment === 'string' && comment !== '' ? text(comment.slice(0, 2000)) : null,
+    reply_to: typeof feedback?.replyToId === 'string' ? text(feedback.replyToId) : null,
   };
 }
 
 /** The rows a batch of records (already numbered) adds, for `dialect`. */
 export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): BatchRows {
   const text = dialect.text;
-  const rows: BatchRows = { records: [], entries: [], users: [], conversations: [], conversationUsers: [], hourly: [], userDays: [] };
+  const rows: BatchRows = { records: [], entries: [], users: [], conversations: [], conversationUsers: [], hourly: [], userDays: [], userWeeks: [], dailyMessages: [] };
+  const userWeeks = new Map<string, UserWeeksTable>();
+  const dailyMessages = new Map<string, DailyMessagesTable>();
   const users = new Map<string, UsersTable>();
   const conversations = new Map<string, ConversationsTable>();
   const conversationUsers = new Map<string, ConversationUsersTable>();
@@ -114,7 +143,7 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
     if (entries.length === 0) {
       // A record that holds no entry (a webhook batch with no messaging item) still counts as a record.
       const hour = Math.floor(receivedAt / HOUR) * HOUR;
-      const row: HourlyTable = { bot: record.bot, hour, platform: text(record.platform ?? ''), channel: '', type: record.type, direction: '', intent: '', event_type: '', records: 1, entries: 0, ai_generated: 0, revenue: 0 };
+      const row: HourlyTable = { bot: record.bot, hour, platform: text(record.platform ?? ''), channel: '', type: record.type, direction: '', intent: '', event_type: '', records: 1, entries: 0, ai_generated: 0, revenue: 0, score_sum: 0, scored: 0 };
       upsert(hourly, key(row.bot, hour, row.platform, '', row.type, '', '', ''), row, (into) => void into.records++);
     }
     entries.forEach((entry, i) => {
@@ -132,6 +161,14 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
           into.messages += row.messages;
           into.events += row.events;
         });
+        const week = weekStart(at);
+        upsert(userWeeks, key(entry.bot, entry.user_id, week, entry.platform, entry.channel), { bot: entry.bot, user_id: entry.user_id, week, platform: entry.platform, channel: entry.channel }, () => undefined);
+        if (entry.direction === 'incoming' && entry.text_key !== null) {
+          const intent = entry.intent ?? '';
+          upsert(dailyMessages, key(entry.bot, day, entry.platform, entry.channel, entry.text_key, intent),
+            { bot: entry.bot, day, platform: entry.platform, channel: entry.channel, text_key: entry.text_key, intent, text: (entry.text ?? '').slice(0, 500), count: 1 },
+            (into) => void into.count++);
+        }
       }
       if (entry.conversation_id !== '') {
         upsert(conversations, key(entry.bot, entry.conversation_id), { bot: entry.bot, conversation_id: entry.conversation_id, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
@@ -149,12 +186,15 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
         bot: entry.bot, hour, platform: entry.platform, channel: entry.channel, type: record.type, direction: entry.direction,
         intent: isEvent ? '' : (entry.intent ?? ''), event_type: entry.event_type ?? '',
         records: i === 0 ? 1 : 0, entries: 1, ai_generated: entry.ai_generated, revenue: entry.event_type === 'revenueEvent' ? (entry.amount ?? 0) : 0,
+        score_sum: entry.intent_score ?? 0, scored: entry.intent_score === null ? 0 : 1,
       };
       upsert(hourly, key(row.bot, hour, row.platform, row.channel, row.type, row.direction, row.intent, row.event_type), row, (into, part) => {
         into.records += part.records;
         into.entries += part.entries;
         into.ai_generated += part.ai_generated;
         into.revenue += part.revenue;
+        into.score_sum += part.score_sum;
+        into.scored += part.scored;
       });
     });
   }
@@ -166,5 +206,7 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
   rows.conversationUsers = sorted(conversationUsers);
   rows.hourly = sorted(hourly);
   rows.userDays = sorted(userDays);
+  rows.userWeeks = sorted(userWeeks);
+  rows.dailyMessages = sorted(dailyMessages);
   return rows;
 }

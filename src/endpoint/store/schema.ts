@@ -57,6 +57,14 @@ export interface EntriesTable {
   event_name: string | null;
   amount: number | null;
   currency: string | null;
+  /** The activity's id (`platformJson.id`), so feedback can find the reply it rates. */
+  activity_id: string | null;
+  /** For a feedback event (a custom event named `feedback`): `like` or `dislike`. */
+  reaction: string | null;
+  /** For a feedback event: what the user wrote. For another event: nothing. */
+  comment: string | null;
+  /** For a feedback event: the id of the reply it rates. */
+  reply_to: string | null;
 }
 
 /** A user of a bot: who they are and when they were active. */
@@ -116,6 +124,9 @@ export interface HourlyTable {
   entries: number;
   ai_generated: number;
   revenue: number;
+  /** Sum and number of the intent confidence scores recorded (for the intents' average confidence). */
+  score_sum: number;
+  scored: number;
 }
 
 /** Which days a user was active, per platform and channel: the base of active-user and retention figures. */
@@ -128,6 +139,58 @@ export interface UserDaysTable {
   channel: string;
   messages: number;
   events: number;
+}
+
+/** Which weeks (Monday to Sunday, UTC) a user was active, per platform and channel: the base of retention cohorts. */
+export interface UserWeeksTable {
+  bot: string;
+  user_id: string;
+  /** Start of the week (Monday 00:00 UTC, ms). */
+  week: Millis;
+  platform: string;
+  channel: string;
+}
+
+/**
+ * A session: one user's stretch in one conversation with no gap over 30 minutes. `path` holds its
+ * first steps (intents of what the user said, and events) as a JSON array, for the paths view.
+ */
+export interface SessionsTable {
+  /** `seq:idx` of its first entry. */
+  id: string;
+  bot: string;
+  user_id: string;
+  conversation_id: string;
+  platform: string;
+  channel: string;
+  start_at: Millis;
+  last_at: Millis;
+  messages: number;
+  events: number;
+  path: string;
+  steps: number;
+}
+
+/** The latest session of each user in each conversation: where the next entry goes. */
+export interface SessionHeadsTable {
+  bot: string;
+  user_id: string;
+  conversation_id: string;
+  session_id: string;
+}
+
+/** What users said, per day: normalised text (and its intent) with a count, for the top and unhandled messages views. */
+export interface DailyMessagesTable {
+  bot: string;
+  day: Millis;
+  platform: string;
+  channel: string;
+  text_key: string;
+  /** `''` when the message had no intent. */
+  intent: string;
+  /** One of the texts that normalise to `text_key`, as a user wrote it. */
+  text: string;
+  count: number;
 }
 
 /** Data imported from elsewhere (today: NDJSON files of earlier versions), so nothing is imported twice. */
@@ -146,5 +209,9 @@ export interface Database {
   conversation_users: ConversationUsersTable;
   hourly: HourlyTable;
   user_days: UserDaysTable;
+  user_weeks: UserWeeksTable;
+  sessions: SessionsTable;
+  session_heads: SessionHeadsTable;
+  daily_messages: DailyMessagesTable;
   imports: ImportsTable;
 }

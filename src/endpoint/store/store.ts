@@ -12,6 +12,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Dialect, DialectName } from './dialect.js';
 import { batchRows, type BatchRows, type RecordWithJson } from './rows.js';
+import { sessionRows } from './sessions.js';
 import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
@@ -161,6 +162,20 @@ export class RecordStore {
     const numbered: RecordWithJson[] = batch.map(({ record, json }, i) => ({ record: { ...record, seq: seqs[i] }, json }));
     const rows = batchRows(numbered, this.dialect);
     await this.insert(trx, rows);
+    const { sessions, heads } = await sessionRows(trx, rows.entries, this.dialect.name === 'postgres');
+    for (const part of chunks(sessions)) {
+      await trx.insertInto('sessions').values(part)
+        .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+          start_at: eb.ref('excluded.start_at'), last_at: eb.ref('excluded.last_at'), messages: eb.ref('excluded.messages'),
+          events: eb.ref('excluded.events'), path: eb.ref('excluded.path'), steps: eb.ref('excluded.steps'),
+        })))
+        .execute();
+    }
+    for (const part of chunks(heads)) {
+      await trx.insertInto('session_heads').values(part)
+        .onConflict((oc) => oc.columns(['bot', 'user_id', 'conversation_id']).doUpdateSet((eb) => ({ session_id: eb.ref('excluded.session_id') })))
+        .execute();
+    }
     return numbered.map(({ record }, i) => ({ ...record, occurredAt: new Date(rows.records[i].occurred_at).toISOString() }));
   }
 
@@ -247,6 +262,18 @@ export class RecordStore {
           entries: eb('hourly.entries', '+', eb.ref('excluded.entries')),
           ai_generated: eb('hourly.ai_generated', '+', eb.ref('excluded.ai_generated')),
           revenue: eb('hourly.revenue', '+', eb.ref('excluded.revenue')),
+          score_sum: eb('hourly.score_sum', '+', eb.ref('excluded.score_sum')),
+          scored: eb('hourly.scored', '+', eb.ref('excluded.scored')),
+        })))
+        .execute();
+    }
+    for (const part of chunks(rows.userWeeks)) {
+      await trx.insertInto('user_weeks').values(part).onConflict((oc) => oc.doNothing()).execute();
+    }
+    for (const part of chunks(rows.dailyMessages)) {
+      await trx.insertInto('daily_messages').values(part)
+        .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'text_key', 'intent']).doUpdateSet((eb) => ({
+          count: eb('daily_messages.count', '+', eb.ref('excluded.count')),
         })))
         .execute();
     }
@@ -334,6 +361,12 @@ export class RecordStore {
       await trx.deleteFrom('entries').where('occurred_at', '<', cutoff).execute();
       await trx.deleteFrom('hourly').where('hour', '<=', cutoff - HOUR).execute();
       await trx.deleteFrom('user_days').where('day', '<=', cutoff - DAY).execute();
+      await trx.deleteFrom('user_weeks').where('week', '<=', cutoff - 7 * DAY).execute();
+      await trx.deleteFrom('daily_messages').where('day', '<=', cutoff - DAY).execute();
+      await trx.deleteFrom('sessions').where('last_at', '<', cutoff).execute();
+      await trx.deleteFrom('session_heads').where(({ not, exists, selectFrom }) => not(exists(
+        selectFrom('sessions as s').select('s.id').whereRef('s.id', '=', 'session_heads.session_id'),
+      ))).execute();
       await trx.deleteFrom('users').where('last_at', '<', cutoff).execute();
       await trx.deleteFrom('conversations').where('last_at', '<', cutoff).execute();
       await trx.deleteFrom('conversation_users').where(({ not, exists, selectFrom }) => not(exists(

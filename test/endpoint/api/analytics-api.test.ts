@@ -105,9 +105,10 @@ describe('GET /api/intents', () => {
       notHandled: 1,
       total: 3,
       intents: [
-        { name: 'Order', incoming: 1, outgoing: 1 },
-        { name: 'Greeting', incoming: 1, outgoing: 0 },
-        { name: 'NotHandled', incoming: 1, outgoing: 0 },
+        // No record here carries a recognizer score: no confidence to show.
+        { name: 'Order', incoming: 1, outgoing: 1, confidence: null },
+        { name: 'Greeting', incoming: 1, outgoing: 0, confidence: null },
+        { name: 'NotHandled', incoming: 1, outgoing: 0, confidence: null },
       ],
     });
     expect((await request(endpoint, '/api/intents?limit=1')).body).toMatchObject({ total: 3, intents: [{ name: 'Order' }] });

@@ -1,0 +1,52 @@
+/**
+ * Every view as JSON (the default) or CSV (`?format=csv`), so a team can take any figure into a
+ * spreadsheet. A view gives its rows as a table; CSV cells that a spreadsheet would run as a
+ * formula (`=`, `+`, `-`, `@` first) are prefixed with `'`.
+ */
+import type { ServerResponse } from 'node:http';
+import { sendError, sendJson } from '../http/respond.js';
+
+/** A view's rows, flat: a header and one array of cells per row. */
+export interface Table {
+  columns: string[];
+  rows: unknown[][];
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** The table as CSV (RFC 4180, CRLF line ends, UTF-8 with a byte order mark so spreadsheets read accents). */
+export function toCsv(table: Table): string {
+  const lines = [table.columns, ...table.rows].map((row) => row.map(cell).join(','));
+  return `\ufeff${lines.join('\r\n')}\r\n`;
+}
+
+/** `format` query value: `json` (default) or `csv`; `undefined` for anything else. */
+export function formatParam(query: URLSearchParams): 'json' | 'csv' | undefined {
+  const format = query.get('format') ?? 'json';
+  return format === 'json' || format === 'csv' ? format : undefined;
+}
+
+/**
+ * Sends `body` as JSON, or `table()` as a CSV download named `name`.csv, as `?format=` asks.
+ * 400 for another format.
+ */
+export function sendView(res: ServerResponse, query: URLSearchParams, name: string, body: unknown, table: () => Table): void {
+  const format = formatParam(query);
+  if (format === undefined) {
+    return sendError(res, 400, 'format must be json or csv.', [{ path: 'format', expected: 'json or csv', received: JSON.stringify((query.get('format') ?? '').slice(0, 20)) }]);
+  }
+  if (format === 'json') return sendJson(res, 200, body);
+  const text = toCsv(table());
+  res.writeHead(200, {
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Content-Disposition': `attachment; filename="${name}.csv"`,
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(text);
+}

@@ -1,0 +1,342 @@
+/**
+ * The analytics bot teams ask for first, each a query on the store (SQLite and PostgreSQL alike):
+ * active users and retention (from the active days and weeks the store keeps), sessions and paths
+ * (from its sessions), funnels (from the entries), what users say and what the bot did not
+ * understand (from the daily message counts), clicked buttons, feedback, and revenue by currency.
+ * Every view takes the filter; times are when things happened, in UTC.
+ */
+import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { RecordStore } from '../store/store.js';
+import { EVENT_STEP_PREFIX } from '../store/sessions.js';
+import { DAY, NOT_HANDLED_INTENT, storedPlatform, type ReadFilter } from './filter.js';
+import type {
+  ActiveUsersResponse, ActivityInterval, ButtonsResponse, FeedbackResponse, FunnelResponse, MessagesResponse, PathsResponse,
+  RetentionResponse, RevenueResponse, SessionsResponse,
+} from '../types.js';
+
+const WEEK = 7 * DAY;
+/** 1970-01-05: weeks start on Mondays (UTC). */
+const FIRST_MONDAY = 4 * DAY;
+/** Weeks after its first that a retention cohort follows. */
+export const RETENTION_WEEKS = 8;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const round = (value: number, digits = 4) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** The start of the day, week or month of a time column, as SQL (integer arithmetic; months through the dialect). */
+function bucketOf(store: RecordStore, column: Expression<number>, interval: ActivityInterval): RawBuilder<number> {
+  if (interval === 'day') return sql<number>`((${column} / ${sql.lit(DAY)}) * ${sql.lit(DAY)})`;
+  if (interval === 'week') return sql<number>`(((${column} - ${sql.lit(FIRST_MONDAY)}) / ${sql.lit(WEEK)}) * ${sql.lit(WEEK)} + ${sql.lit(FIRST_MONDAY)})`;
+  return store.dialect.monthStart(column);
+}
+
+/** The same, in JavaScript. */
+function bucketStart(ms: number, interval: ActivityInterval): number {
+  if (interval === 'day') return Math.floor(ms / DAY) * DAY;
+  if (interval === 'week') return Math.floor((ms - FIRST_MONDAY) / WEEK) * WEEK + FIRST_MONDAY;
+  const date = new Date(ms);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+function nextBucket(start: number, interval: ActivityInterval): number {
+  if (interval === 'day') return start + DAY;
+  if (interval === 'week') return start + WEEK;
+  const date = new Date(start);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}
+
+/** Narrows a query on a table with `bot`, `platform` and `channel` columns by the filter's bot, platform and channel. */
+function byDimensions<QB extends SelectQueryBuilder<Database, any, any>>(query: QB, filter: ReadFilter, table: string): QB {
+  let q = query;
+  if (filter.bot !== undefined) q = q.where(`${table}.bot` as any, '=', filter.bot) as QB;
+  if (filter.platform !== undefined) q = q.where(`${table}.platform` as any, '=', storedPlatform(filter.platform)) as QB;
+  if (filter.channel !== undefined) q = q.where(`${table}.channel` as any, '=', filter.channel) as QB;
+  return q;
+}
+
+/** Narrows by the filter's range on a time column (`from` rounded down to `round`, e.g. a day for daily tables). */
+function byRange<QB extends SelectQueryBuilder<Database, any, any>>(query: QB, filter: ReadFilter, column: string, round = 1): QB {
+  let q = query;
+  if (filter.from !== undefined) q = q.where(column as any, '>=', Math.floor(filter.from / round) * round) as QB;
+  if (filter.to !== undefined) q = q.where(column as any, '<', filter.to) as QB;
+  return q;
+}
+
+/** Buckets from the first to the last start given (or the filter's range), oldest first, with none missing. */
+function buckets(starts: number[], filter: ReadFilter, interval: ActivityInterval): number[] {
+  if (starts.length === 0 && (filter.from === undefined || filter.to === undefined)) return [];
+  const first = bucketStart(filter.from ?? Math.min(...starts), interval);
+  const last = bucketStart(filter.to !== undefined ? filter.to - 1 : Math.max(...starts), interval);
+  const out: number[] = [];
+  for (let at = first; at <= last && out.length < 5000; at = nextBucket(at, interval)) out.push(at);
+  return out;
+}
+
+/**
+ * Active users per day, week or month, and how many of them were new (first seen ever, for the
+ * bot, platform and channel asked for, in that bucket) or returning.
+ */
+export async function activeUsers(store: RecordStore, filter: ReadFilter, interval: ActivityInterval): Promise<ActiveUsersResponse> {
+  const at = bucketOf(store, sql.ref('d.day'), interval);
+  const active = await byRange(byDimensions(store.db.selectFrom('user_days as d'), filter, 'd'), filter, 'd.day', DAY)
+    .select([at.as('at'), sql<number>`count(distinct d.bot || ' ' || d.user_id)`.as('n')])
+    .groupBy(at).execute();
+  // Each user's first day, over all time (not only the range asked for).
+  const firsts = byDimensions(store.db.selectFrom('user_days as d'), filter, 'd').select(['d.bot', 'd.user_id', (eb) => eb.fn.min('d.day').as('first')]).groupBy(['d.bot', 'd.user_id']);
+  const firstAt = bucketOf(store, sql.ref('f.first'), interval);
+  const fresh = await byRange(store.db.selectFrom(firsts.as('f')), filter, 'f.first', DAY)
+    .select([firstAt.as('at'), (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy(firstAt).execute();
+  const newBy = new Map(fresh.map((row) => [Number(row.at), Number(row.n)]));
+  const activeBy = new Map(active.map((row) => [Number(row.at), Number(row.n)]));
+  const points = buckets([...activeBy.keys()], filter, interval).map((start) => {
+    const count = activeBy.get(start) ?? 0;
+    const added = Math.min(count, newBy.get(start) ?? 0);
+    return { start: iso(start), active: count, new: added, returning: count - added };
+  });
+  return { interval, points };
+}
+
+/**
+ * Weekly retention cohorts: the users first seen each week (within the range, or the last 12
+ * weeks), and the share of them active again in each of the 8 weeks after.
+ */
+export async function retention(store: RecordStore, filter: ReadFilter, now = Date.now()): Promise<RetentionResponse> {
+  const firsts = byDimensions(store.db.selectFrom('user_weeks as w'), filter, 'w').select(['w.bot', 'w.user_id', (eb) => eb.fn.min('w.week').as('cohort')]).groupBy(['w.bot', 'w.user_id']);
+  const from = filter.from ?? bucketStart(now, 'week') - 11 * WEEK;
+  const range = { from, to: filter.to };
+  const offset = sql<number>`((w.week - f.cohort) / ${sql.lit(WEEK)})`;
+  const rows = await byDimensions(
+    byRange(store.db.selectFrom(firsts.as('f')), range, 'f.cohort', WEEK)
+      .innerJoin('user_weeks as w', (join) => join.onRef('w.bot', '=', 'f.bot').onRef('w.user_id', '=', 'f.user_id')),
+    filter, 'w',
+  )
+    .where(offset, '<=', RETENTION_WEEKS)
+    .select(['f.cohort', offset.as('k'), sql<number>`count(distinct w.bot || ' ' || w.user_id)`.as('n')])
+    .groupBy(['f.cohort', offset]).orderBy('f.cohort').execute();
+  const cohorts = new Map<number, number[]>();
+  for (const row of rows) {
+    const cohort = Number(row.cohort);
+    let counts = cohorts.get(cohort);
+    if (!counts) cohorts.set(cohort, (counts = new Array(RETENTION_WEEKS + 1).fill(0)));
+    counts[Number(row.k)] = Number(row.n);
+  }
+  const thisWeek = bucketStart(now, 'week');
+  return {
+    cohorts: [...cohorts.entries()].map(([week, counts]) => ({
+      week: iso(week),
+      users: counts[0],
+      returned: counts.slice(1).map((n, i) => (week + (i + 1) * WEEK > thisWeek || counts[0] === 0 ? null : round(n / counts[0]))),
+    })),
+  };
+}
+
+/** Sessions that started within the filter. */
+function sessionsIn(store: RecordStore, filter: ReadFilter) {
+  return byRange(byDimensions(store.db.selectFrom('sessions as s'), filter, 's'), filter, 's.start_at');
+}
+
+/** How many sessions, how long, how many messages each, and how many started each day. */
+export async function sessionStats(store: RecordStore, filter: ReadFilter): Promise<SessionsResponse> {
+  const length = sql<number>`(s.last_at - s.start_at)`;
+  const day = bucketOf(store, sql.ref('s.start_at'), 'day');
+  const [totals, perDay] = await Promise.all([
+    sessionsIn(store, filter).select((eb) => [
+      eb.fn.countAll<number>().as('sessions'),
+      sql<number>`count(distinct s.bot || ' ' || s.user_id)`.as('users'),
+      eb.fn.avg<number>('s.messages').as('messages'),
+      eb.fn.avg<number>(length).as('length'),
+    ]).executeTakeFirstOrThrow(),
+    sessionsIn(store, filter).select([day.as('at'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy(day).execute(),
+  ]);
+  const count = Number(totals.sessions);
+  // The median: the middle session by length (one row read, through the order).
+  const middle = count === 0 ? undefined : await sessionsIn(store, filter).select(length.as('length')).orderBy(length).offset(Math.floor((count - 1) / 2)).limit(1).executeTakeFirst();
+  const byDay = new Map(perDay.map((row) => [Number(row.at), Number(row.n)]));
+  return {
+    sessions: count,
+    users: Number(totals.users),
+    messagesPerSession: round(Number(totals.messages ?? 0), 2),
+    averageLengthSeconds: round(Number(totals.length ?? 0) / 1000, 1),
+    medianLengthSeconds: middle === undefined ? 0 : round(Number(middle.length) / 1000, 1),
+    perDay: buckets([...byDay.keys()], filter, 'day').map((start) => ({ start: iso(start), sessions: byDay.get(start) ?? 0 })),
+  };
+}
+
+/** The most common paths: sessions grouped by their first steps. */
+export async function paths(store: RecordStore, filter: ReadFilter, limit: number): Promise<PathsResponse> {
+  const [total, rows] = await Promise.all([
+    sessionsIn(store, filter).where('s.steps', '>', 0).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    sessionsIn(store, filter).where('s.steps', '>', 0).select(['s.path', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('s.path')
+      .orderBy('n', 'desc').orderBy('s.path').limit(limit).execute(),
+  ]);
+  const sessions = Number(total.n);
+  return { sessions, paths: rows.map((row) => ({ steps: JSON.parse(row.path) as string[], sessions: Number(row.n), share: sessions === 0 ? 0 : round(Number(row.n) / sessions) })) };
+}
+
+/** The entries a funnel step matches: an incoming message with the intent, or an event (`event:NAME`). */
+function stepCondition(step: string) {
+  return step.startsWith(EVENT_STEP_PREFIX)
+    ? { direction: 'event' as const, column: 'event_name' as const, value: step.slice(EVENT_STEP_PREFIX.length) }
+    : { direction: 'incoming' as const, column: 'intent' as const, value: step };
+}
+
+/**
+ * A funnel: the users who took the first step within the filter, then of those the users who took
+ * the second at or after their first, and so on; with the drop-off between steps.
+ */
+export async function funnel(store: RecordStore, filter: ReadFilter, steps: readonly string[]): Promise<FunnelResponse> {
+  const counts: number[] = [];
+  // One query: each step a CTE that keeps, per user, the first time they took it after the previous step.
+  let query: any = store.db;
+  steps.forEach((step, i) => {
+    const { direction, column, value } = stepCondition(step);
+    query = query.with(`s${i}`, (db: any) => {
+      let q = byRange(byDimensions(db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at')
+        .where('e.direction', '=', direction).where(`e.${column}`, '=', value);
+      if (i > 0) q = q.innerJoin(`s${i - 1} as p`, (join: any) => join.onRef('p.bot', '=', 'e.bot').onRef('p.user_id', '=', 'e.user_id').onRef('e.occurred_at', '>=', 'p.t'));
+      return q.select(['e.bot', 'e.user_id', (eb: any) => eb.fn.min('e.occurred_at').as('t')]).groupBy(['e.bot', 'e.user_id']);
+    });
+  });
+  if (steps.length > 0) {
+    const row = await query.selectNoFrom((eb: any) => steps.map((_, i) => eb.selectFrom(`s${i}`).select((c: any) => c.fn.countAll().as('n')).as(`n${i}`))).executeTakeFirstOrThrow();
+    steps.forEach((_, i) => counts.push(Number(row[`n${i}`] ?? 0)));
+  }
+  return {
+    steps: steps.map((step, i) => ({
+      step,
+      users: counts[i],
+      dropOff: i === 0 || counts[i - 1] === 0 ? 0 : round(1 - counts[i] / counts[i - 1]),
+      conversion: counts[0] === 0 ? 0 : round(counts[i] / counts[0]),
+    })),
+  };
+}
+
+/** What users said most (grouped by normalised text), or only what was marked `NotHandled`. */
+export async function topMessages(store: RecordStore, filter: ReadFilter, limit: number, unhandled: boolean): Promise<MessagesResponse> {
+  const base = () => byRange(byDimensions(store.db.selectFrom('daily_messages as m'), filter, 'm'), filter, 'm.day', DAY)
+    .$if(unhandled, (q) => q.where('m.intent', '=', NOT_HANDLED_INTENT));
+  const [total, rows] = await Promise.all([
+    base().select((eb) => eb.fn.sum<number>('m.count').as('n')).executeTakeFirstOrThrow(),
+    base().select(['m.text_key', (eb) => eb.fn.max('m.text').as('text'), (eb) => eb.fn.sum<number>('m.count').as('n'), (eb) => eb.fn.max('m.intent').as('intent')])
+      .groupBy('m.text_key').orderBy('n', 'desc').orderBy('m.text_key').limit(limit).execute(),
+  ]);
+  const all = Number(total.n ?? 0);
+  return {
+    total: all,
+    messages: rows.map((row) => ({ text: String(row.text), key: row.text_key, count: Number(row.n), share: all === 0 ? 0 : round(Number(row.n) / all), intent: row.intent ? String(row.intent) : null })),
+  };
+}
+
+/** The buttons users clicked, most clicked first, with what the user's message said with the click. */
+export async function clickedButtons(store: RecordStore, filter: ReadFilter, limit: number): Promise<ButtonsResponse> {
+  const base = () => byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at').where('e.clicked_button', 'is not', null);
+  const [total, rows] = await Promise.all([
+    base().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base().select(['e.clicked_button', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.max('e.text').as('label')])
+      .groupBy('e.clicked_button').orderBy('n', 'desc').orderBy('e.clicked_button').limit(limit).execute(),
+  ]);
+  return { total: Number(total.n), buttons: rows.map((row) => ({ button: String(row.clicked_button), label: row.label ? String(row.label) : null, clicks: Number(row.n) })) };
+}
+
+/** Most feedback comments returned. */
+const MAX_COMMENTS = 100;
+/** Most feedback events read to attribute them to intents. */
+const MAX_FEEDBACK = 5000;
+
+/**
+ * Thumbs up and down from feedback events, per day and per intent (of the rated reply, else of
+ * the user's message it answered), with the latest comments; and the share of replies marked
+ * AI-generated.
+ */
+export async function feedback(store: RecordStore, filter: ReadFilter): Promise<FeedbackResponse> {
+  const events = await byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at')
+    .where('e.reaction', 'is not', null)
+    .select(['e.seq', 'e.bot', 'e.user_id', 'e.user_name', 'e.conversation_id', 'e.occurred_at', 'e.reaction', 'e.comment', 'e.reply_to'])
+    .orderBy('e.occurred_at', 'desc').limit(MAX_FEEDBACK).execute();
+  // The rated replies, by their activity id.
+  const ids = [...new Set(events.map((e) => e.reply_to).filter((id): id is string => id !== null))];
+  const replies = new Map<string, { seq: number; intent: string | null; bot: string; conversation_id: string }>();
+  for (let i = 0; i < ids.length; i += 300) {
+    const rows = await store.db.selectFrom('entries').select(['activity_id', 'seq', 'intent', 'bot', 'conversation_id']).where('activity_id', 'in', ids.slice(i, i + 300)).where('direction', '=', 'outgoing').execute();
+    for (const row of rows) replies.set(`${row.bot} ${row.activity_id}`, { seq: Number(row.seq), intent: row.intent, bot: row.bot, conversation_id: row.conversation_id });
+  }
+  const intents = new Map<number, string | null>();
+  for (const event of events) {
+    const reply = event.reply_to === null ? undefined : replies.get(`${event.bot} ${event.reply_to}`);
+    let intent: string | null = reply?.intent ?? null;
+    if (intent === null) {
+      // The intent of the user's last message before the rated reply (or before the feedback).
+      const before = await store.db.selectFrom('entries').select('intent')
+        .where('conversation_id', '=', reply?.conversation_id ?? event.conversation_id).where('bot', '=', event.bot)
+        .where('direction', '=', 'incoming').where('intent', 'is not', null).where('seq', '<', reply?.seq ?? Number(event.seq))
+        .orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      intent = before?.intent ?? null;
+    }
+    intents.set(Number(event.seq), intent);
+  }
+  const perDay = new Map<number, { up: number; down: number }>();
+  const perIntent = new Map<string | null, { up: number; down: number }>();
+  let up = 0;
+  let down = 0;
+  for (const event of events) {
+    const liked = event.reaction === 'like';
+    if (liked) up++;
+    else down++;
+    const day = bucketStart(Number(event.occurred_at), 'day');
+    const d = perDay.get(day) ?? { up: 0, down: 0 };
+    perDay.set(day, d);
+    const intent = intents.get(Number(event.seq)) ?? null;
+    const it = perIntent.get(intent) ?? { up: 0, down: 0 };
+    perIntent.set(intent, it);
+    if (liked) {
+      d.up++;
+      it.up++;
+    } else {
+      d.down++;
+      it.down++;
+    }
+  }
+  const ai = await byRange(byDimensions(store.db.selectFrom('hourly as h'), filter, 'h'), filter, 'h.hour', 3_600_000).where('h.direction', '=', 'outgoing')
+    .select((eb) => [eb.fn.sum<number>('h.entries').as('replies'), eb.fn.sum<number>('h.ai_generated').as('ai')]).executeTakeFirstOrThrow();
+  const replyCount = Number(ai.replies ?? 0);
+  const aiCount = Number(ai.ai ?? 0);
+  return {
+    up,
+    down,
+    perDay: buckets([...perDay.keys()], filter, 'day').map((start) => ({ start: iso(start), ...(perDay.get(start) ?? { up: 0, down: 0 }) })),
+    perIntent: [...perIntent.entries()].map(([intent, counts]) => ({ intent, ...counts })).sort((a, b) => b.up + b.down - (a.up + a.down) || String(a.intent).localeCompare(String(b.intent))),
+    comments: events.filter((e) => e.comment !== null).slice(0, MAX_COMMENTS).map((e) => ({
+      time: iso(Number(e.occurred_at)), userId: e.user_id, userName: e.user_name, reaction: e.reaction as 'like' | 'dislike',
+      comment: e.comment as string, intent: intents.get(Number(e.seq)) ?? null, replyTo: e.reply_to,
+    })),
+    ai: { replies: replyCount, aiGenerated: aiCount, share: replyCount === 0 ? 0 : round(aiCount / replyCount) },
+  };
+}
+
+/** Revenue by currency, per day, and per user (the top `limit`). */
+export async function revenue(store: RecordStore, filter: ReadFilter, limit: number): Promise<RevenueResponse> {
+  const base = () => byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at')
+    .where('e.event_type', '=', 'revenueEvent').where('e.amount', 'is not', null);
+  const day = bucketOf(store, sql.ref('e.occurred_at'), 'day');
+  const [byCurrency, perDay, perUser] = await Promise.all([
+    base().select(['e.currency', (eb) => eb.fn.sum<number>('e.amount').as('total'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy('e.currency').orderBy('total', 'desc').execute(),
+    base().select([day.as('at'), 'e.currency', (eb) => eb.fn.sum<number>('e.amount').as('total'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy([day, 'e.currency']).orderBy(day).execute(),
+    base().select(['e.bot', 'e.user_id', 'e.currency', (eb) => eb.fn.max('e.user_name').as('name'), (eb) => eb.fn.sum<number>('e.amount').as('total'), (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['e.bot', 'e.user_id', 'e.currency']).orderBy('total', 'desc').orderBy('e.user_id').limit(limit).execute(),
+  ]);
+  // Revenue events carry no user name: take it from the user.
+  const names = new Map<string, string | null>();
+  if (perUser.length > 0) {
+    const rows = await store.db.selectFrom('users').select(['bot', 'user_id', 'name'])
+      .where((eb) => eb(eb.refTuple('bot', 'user_id'), 'in', perUser.map((u) => eb.tuple(u.bot, u.user_id)))).execute();
+    for (const row of rows) names.set(`${row.bot} ${row.user_id}`, row.name);
+  }
+  const money = (value: unknown) => round(Number(value ?? 0), 6);
+  return {
+    byCurrency: byCurrency.map((row) => ({ currency: row.currency, total: money(row.total), count: Number(row.n) })),
+    perDay: perDay.map((row) => ({ start: iso(Number(row.at)), currency: row.currency, total: money(row.total), count: Number(row.n) })),
+    perUser: perUser.map((row) => ({ userId: row.user_id, userName: (row.name as string | null) ?? names.get(`${row.bot} ${row.user_id}`) ?? null, bot: row.bot, currency: row.currency, total: money(row.total), count: Number(row.n) })),
+  };
+}
