@@ -21,7 +21,7 @@ export interface StoredRecord {
   receivedAt: string;
   /**
    * When it happened, as the record says (an activity's `timestamp` in `platformJson`, a
-   * messenger item's `timestamp`, an event's `extraInfo.timestamp`), else `receivedAt`: the time
+   * messenger item's `timestamp`, an event's `extraInfo.timestamp` or `metadata.timestamp`), else `receivedAt`: the time
    * every figure uses, so that history and imported archives land on the right day.
    */
   occurredAt: string;

@@ -172,7 +172,10 @@ export async function paths(store: RecordStore, filter: ReadFilter, limit: numbe
       .orderBy('n', 'desc').orderBy('s.path').limit(limit).execute(),
   ]);
   const sessions = Number(total.n);
-  return { sessions, paths: rows.map((row) => ({ steps: JSON.parse(row.path) as string[], sessions: Number(row.n), share: sessions === 0 ? 0 : round(Number(row.n) / sessions) })) };
+  const found = rows.map((row) => ({ steps: JSON.parse(row.path) as string[], sessions: Number(row.n), share: sessions === 0 ? 0 : round(Number(row.n) / sessions) }));
+  // Ties in the order the steps read (the databases' collations differ on punctuation).
+  const label = (steps: string[]) => steps.join(' > ');
+  return { sessions, paths: found.sort((a, b) => b.sessions - a.sessions || (label(a.steps) < label(b.steps) ? -1 : label(a.steps) > label(b.steps) ? 1 : 0)) };
 }
 
 /** The entries a funnel step matches: an incoming message with the intent, or an event (`event:NAME`). */
@@ -223,9 +226,10 @@ export async function topMessages(store: RecordStore, filter: ReadFilter, limit:
       .groupBy('m.text_key').orderBy('n', 'desc').orderBy('m.text_key').limit(limit).execute(),
   ]);
   const all = Number(total.n ?? 0);
+  const byCount = (a: { n: unknown; text_key: string }, b: { n: unknown; text_key: string }) => Number(b.n) - Number(a.n) || (a.text_key < b.text_key ? -1 : a.text_key > b.text_key ? 1 : 0);
   return {
     total: all,
-    messages: rows.map((row) => ({ text: String(row.text), key: row.text_key, count: Number(row.n), share: all === 0 ? 0 : round(Number(row.n) / all), intent: row.intent ? String(row.intent) : null })),
+    messages: rows.sort(byCount).map((row) => ({ text: String(row.text), key: row.text_key, count: Number(row.n), share: all === 0 ? 0 : round(Number(row.n) / all), intent: row.intent ? String(row.intent) : null })),
   };
 }
 
@@ -237,7 +241,9 @@ export async function clickedButtons(store: RecordStore, filter: ReadFilter, lim
     base().select(['e.clicked_button', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.max('e.text').as('label')])
       .groupBy('e.clicked_button').orderBy('n', 'desc').orderBy('e.clicked_button').limit(limit).execute(),
   ]);
-  return { total: Number(total.n), buttons: rows.map((row) => ({ button: String(row.clicked_button), label: row.label ? String(row.label) : null, clicks: Number(row.n) })) };
+  const byClicks = (a: { n: unknown; clicked_button: string | null }, b: { n: unknown; clicked_button: string | null }) =>
+    Number(b.n) - Number(a.n) || (String(a.clicked_button) < String(b.clicked_button) ? -1 : String(a.clicked_button) > String(b.clicked_button) ? 1 : 0);
+  return { total: Number(total.n), buttons: rows.sort(byClicks).map((row) => ({ button: String(row.clicked_button), label: row.label ? String(row.label) : null, clicks: Number(row.n) })) };
 }
 
 /** Most feedback comments returned. */

@@ -163,7 +163,8 @@ function eventEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   // Messenger messages carry no conversation id, so their conversation is the user (with the page):
   // a messenger event goes there too, whatever conversationId a bot framework gave it.
   const conversationId = record.platformKind === 'messenger' ? userId : str(body.conversationId) || userId;
-  return { ...head(record, timeOf(extraInfo?.timestamp)), direction: 'event', userId, conversationId, event };
+  // The spec gives events no time of their own: one in extraInfo or metadata (free-form) is taken.
+  return { ...head(record, timeOf(extraInfo?.timestamp) ?? timeOf(metadata?.timestamp)), direction: 'event', userId, conversationId, event };
 }
 
 function messengerIncomingEntries(record: StoredRecord, body: Obj): TranscriptEntry[] {
