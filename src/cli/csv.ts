@@ -1,13 +1,26 @@
 /**
- * A small RFC 4180 CSV parser: comma-separated fields, double-quoted fields that may hold
- * commas, newlines and doubled quotes (`""`), CRLF, LF or CR line ends, an optional UTF-8 BOM.
- * Blank lines are skipped. A quote inside an unquoted field is kept as a character.
+ * A small RFC 4180 CSV parser: delimited fields (a comma by default; `;`, a tab or any other
+ * character on request), double-quoted fields that may hold delimiters, newlines and doubled
+ * quotes (`""`), CRLF, LF or CR line ends, an optional UTF-8 BOM. Blank lines are skipped. A quote
+ * inside an unquoted field is kept as a character.
+ *
+ * A record whose quotes do not balance (a quoted field never closed, or text after a closing
+ * quote) does not stop the parse: it comes back with `error` set and no fields, and reading goes
+ * on at the line after the one it starts on.
  */
 
 /** One CSV record and the line it starts on (1-based), for error messages. */
 export interface CsvRecord {
   fields: string[];
   line: number;
+  /** Set when the record could not be read (its quotes do not balance); `fields` is then empty. */
+  error?: string;
+}
+
+/** Options of `parseCsv`. */
+export interface CsvOptions {
+  /** The character between fields. Default `,`. Any single character but `"`, CR and LF. */
+  delimiter?: string;
 }
 
 /** The text is not CSV; `line` is where the problem is. */
@@ -19,44 +32,32 @@ export class CsvError extends Error {
   }
 }
 
-const COMMA = 44;
 const QUOTE = 34;
 const CR = 13;
 const LF = 10;
 
-/** Parses CSV text into records. Throws `CsvError` for an unclosed quote or text after a closing quote. */
-export function parseCsv(text: string): CsvRecord[] {
-  const records: CsvRecord[] = [];
+/** What the record reader saw: a record and where the next one starts, or why it is not one. */
+type ReadResult = { fields: string[]; next: number; line: number } | { error: string };
+
+const UNCLOSED = 'a quoted field opened on this line is never closed (no closing " follows)';
+const AFTER_QUOTE = 'text follows the closing " of a quoted field (a " inside a quoted field must be doubled: "")';
+const RUNS_ON = (line: number) => `a quoted field opened on this line is not closed on it (the next " is on line ${line}, and text follows it)`;
+
+/** Reads the record that starts at `i` on line `line`. */
+function readRecord(text: string, start: number, startLine: number, delimiter: number): ReadResult {
   const n = text.length;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let line = 1;
-  let fields: string[] = [];
-  let recordLine = 1;
-
-  const endRecord = () => {
-    if (!(fields.length === 1 && fields[0] === '')) records.push({ fields, line: recordLine });
-    fields = [];
-  };
-  /** Consumes a line end at `i` if there is one; returns true when it did. */
-  const lineEnd = (): boolean => {
-    const c = text.charCodeAt(i);
-    if (c === CR) i += text.charCodeAt(i + 1) === LF ? 2 : 1;
-    else if (c === LF) i++;
-    else return false;
-    line++;
-    return true;
-  };
-
-  while (i < n) {
-    if (fields.length === 0) recordLine = line;
+  const fields: string[] = [];
+  let i = start;
+  let line = startLine;
+  for (;;) {
     let value: string;
     if (text.charCodeAt(i) === QUOTE) {
-      const startLine = line;
+      const fieldLine = line;
       let parts = '';
       let from = ++i;
       for (;;) {
         const q = text.indexOf('"', from);
-        if (q === -1) throw new CsvError('a quoted field is never closed (a " is missing)', startLine);
+        if (q === -1) return { error: UNCLOSED };
         for (let k = from; k < q; k++) {
           const c = text.charCodeAt(k);
           if (c === LF || (c === CR && text.charCodeAt(k + 1) !== LF)) line++;
@@ -71,34 +72,68 @@ export function parseCsv(text: string): CsvRecord[] {
         break;
       }
       const next = text.charCodeAt(i);
-      if (i < n && next !== COMMA && next !== CR && next !== LF) {
-        throw new CsvError('unexpected text after a closing quote (quotes inside a quoted field must be doubled: "")', line);
-      }
+      if (i < n && next !== delimiter && next !== CR && next !== LF) return { error: line > fieldLine ? RUNS_ON(line) : AFTER_QUOTE };
     } else {
       let end = i;
       while (end < n) {
         const c = text.charCodeAt(end);
-        if (c === COMMA || c === CR || c === LF) break;
+        if (c === delimiter || c === CR || c === LF) break;
         end++;
       }
       value = text.slice(i, end);
       i = end;
     }
     fields.push(value);
-    if (i >= n) break;
-    if (text.charCodeAt(i) === COMMA) {
+    if (i >= n) return { fields, next: i, line };
+    const c = text.charCodeAt(i);
+    if (c === delimiter) {
       i++;
-      if (i >= n) fields.push('');
-      else if (text.charCodeAt(i) === CR || text.charCodeAt(i) === LF) {
-        fields.push('');
-        lineEnd();
-        endRecord();
-      }
       continue;
     }
-    lineEnd();
-    endRecord();
+    i += c === CR && text.charCodeAt(i + 1) === LF ? 2 : 1;
+    return { fields, next: i, line: line + 1 };
   }
-  if (fields.length > 0) endRecord();
+}
+
+/** Where the line after the one `i` is on starts. */
+function nextLine(text: string, i: number): number {
+  const n = text.length;
+  while (i < n && text.charCodeAt(i) !== CR && text.charCodeAt(i) !== LF) i++;
+  if (i < n) i += text.charCodeAt(i) === CR && text.charCodeAt(i + 1) === LF ? 2 : 1;
+  return i;
+}
+
+/** The delimiter's character code; throws `RangeError` for anything but one character other than `"`, CR and LF. */
+function delimiterCode(delimiter: string): number {
+  const code = delimiter.charCodeAt(0);
+  if (delimiter.length !== 1 || code === QUOTE || code === CR || code === LF) {
+    throw new RangeError(`The CSV delimiter must be one character other than ", CR and LF; got ${JSON.stringify(delimiter)}.`);
+  }
+  return code;
+}
+
+/**
+ * Parses CSV text into records. Never throws for bad text: a record whose quotes do not balance
+ * is returned with `error` set, and reading goes on at the next line. Throws `RangeError` for a
+ * delimiter that is not one character other than `"`, CR and LF.
+ */
+export function parseCsv(text: string, options: CsvOptions = {}): CsvRecord[] {
+  const delimiter = delimiterCode(options.delimiter ?? ',');
+  const records: CsvRecord[] = [];
+  const n = text.length;
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  while (i < n) {
+    const read = readRecord(text, i, line, delimiter);
+    if ('error' in read) {
+      records.push({ fields: [], line, error: read.error });
+      i = nextLine(text, i);
+      line++;
+      continue;
+    }
+    if (!(read.fields.length === 1 && read.fields[0] === '')) records.push({ fields: read.fields, line });
+    i = read.next;
+    line = read.line;
+  }
   return records;
 }

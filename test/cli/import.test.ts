@@ -1,8 +1,11 @@
 import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TrackingEndpoint } from '../../src/endpoint/index.js';
-import { KEY, start, tempDir } from '../endpoint/helpers.js';
+import type { TimeseriesResponse, TranscriptResponse } from '../../src/endpoint/index.js';
+import { KEY, request, start, tempDir } from '../endpoint/helpers.js';
 import { runCli } from './helpers.js';
 
 let endpoint: TrackingEndpoint;
@@ -97,13 +100,178 @@ describe('import FILE.csv', () => {
     expect(result.stderr).toMatch(/row 1 \(line 2\): unauthorized \(HTTP 401\)/);
   });
 
-  it('exits 1 with the line of a CSV error', async () => {
-    const file = join(dir, 'broken.csv');
-    await writeFile(file, 'text,userId\n"never closed,u1\n');
+  it('refuses a row whose quotes do not balance by its row number, and imports the rows after it', async () => {
+    const file = join(dir, 'quotes.csv');
+    await writeFile(file, 'text,userId\n"never closed,q1\nhello,q2\n"5" screen",q3\n"fine",q4\n');
     const result = await runCli(['import', file, '--url', endpoint.url, '--key', KEY]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('is not valid CSV: line 2');
+    expect(result.stdout).toContain('2 sent, 2 refused, 0 failed');
+    expect(result.stderr).toMatch(/row 1 \(line 2\): a quoted field opened on this line is not closed/);
+    expect(result.stderr).toMatch(/row 3 \(line 4\): text follows the closing " of a quoted field/);
+    expect(result.stderr).toContain('reading went on at line 3');
+    expect((await bodies()).map((b) => [b.userId, b.text]).sort()).toEqual([['q2', 'hello'], ['q4', 'fine']]);
   });
+
+  it('exits 1 naming the line when the header itself cannot be read, and sends nothing', async () => {
+    const file = join(dir, 'broken.csv');
+    await writeFile(file, '"text,userId\nhello,u1\n');
+    const result = await runCli(['import', file, '--url', endpoint.url, '--key', KEY]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('is not valid CSV: line 1: the header row cannot be read');
+    expect(await endpoint.store.count()).toBe(0);
+  });
+
+  it('reads fields separated by another character with --delimiter, and tab-separated ones with --delimiter tab', async () => {
+    const semicolons = join(dir, 'semi.csv');
+    await writeFile(semicolons, 'text;userId\none, two;s1\n"three; four";s1\n');
+    const semi = await runCli(['import', semicolons, '--url', endpoint.url, '--key', KEY, '--delimiter', ';']);
+    expect(semi.code).toBe(0);
+    expect(semi.stdout).toContain('2 sent, 0 refused, 0 failed');
+    const tabs = join(dir, 'tabs.csv');
+    await writeFile(tabs, 'text\tuserId\nfive, six; seven\ts2\n');
+    const tab = await runCli(['import', tabs, '--url', endpoint.url, '--key', KEY, '--delimiter', 'tab']);
+    expect(tab.code).toBe(0);
+    expect((await bodies('s1')).map((b) => b.text)).toEqual(['one, two', 'three; four']);
+    expect((await bodies('s2')).map((b) => b.text)).toEqual(['five, six; seven']);
+  });
+
+  it('suggests --delimiter when the header looks separated by another character', async () => {
+    const file = join(dir, 'semi.csv');
+    await writeFile(file, 'text;userId\nhello;u1\n');
+    const result = await runCli(['import', file, '--url', endpoint.url, '--key', KEY]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`its columns are "text;userId" (its header looks ";"-separated: pass --delimiter ';')`);
+  });
+
+  it('exits 2 for a --delimiter that is not one character, or given for a JSON Lines file', async () => {
+    const csv = join(dir, 'x.csv');
+    await writeFile(csv, 'text,userId\nhello,u1\n');
+    const long = await runCli(['import', csv, '--key', KEY, '--delimiter', ';;']);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain(`--delimiter takes one character (such as ';' or '|') or tab; got ";;"`);
+    const quote = await runCli(['import', csv, '--key', KEY, '--delimiter', '"']);
+    expect(quote.code).toBe(2);
+    const jsonl = join(dir, 'x.jsonl');
+    await writeFile(jsonl, '{"text":"hello","userId":"u1"}\n');
+    const wrong = await runCli(['import', jsonl, '--key', KEY, '--delimiter', ';']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--delimiter is for CSV files');
+    expect(await endpoint.store.count()).toBe(0);
+  });
+});
+
+describe('import with --map timestamp=COLUMN', () => {
+  it('files each message on the day it happened, from ISO 8601, epoch seconds or epoch milliseconds', async () => {
+    const file = join(dir, 'history.csv');
+    await writeFile(file, [
+      'text,userId,created_at',
+      'iso with Z,t1,2024-03-05T10:00:00Z',
+      'iso with an offset and a space,t1,2024-03-06 08:30:00+02:00',
+      'epoch seconds,t1,1709856000',
+      'epoch milliseconds,t1,1709942400123',
+      'a date alone,t1,2024-03-10',
+    ].join('\n'));
+    const result = await runCli(['import', file, '--url', endpoint.url, '--key', KEY, '--map', 'timestamp=created_at']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('5 sent, 0 refused, 0 failed');
+    const transcript = await request(endpoint, '/api/transcript?user=t1');
+    expect((transcript.body as TranscriptResponse).entries.map((e) => [e.text, e.time])).toEqual([
+      ['iso with Z', '2024-03-05T10:00:00.000Z'],
+      ['iso with an offset and a space', '2024-03-06T06:30:00.000Z'],
+      ['epoch seconds', '2024-03-08T00:00:00.000Z'],
+      ['epoch milliseconds', '2024-03-09T00:00:00.123Z'],
+      ['a date alone', '2024-03-10T00:00:00.000Z'],
+    ]);
+    const days = (await request(endpoint, '/api/timeseries?bucket=day')).body as TimeseriesResponse;
+    expect(days.points.map((p) => [p.start.slice(0, 10), p.incoming])).toEqual([
+      ['2024-03-05', 1], ['2024-03-06', 1], ['2024-03-07', 0], ['2024-03-08', 1], ['2024-03-09', 1], ['2024-03-10', 1],
+    ]);
+  });
+
+  it('reads a JSON number as epoch seconds or milliseconds', async () => {
+    const file = join(dir, 'history.jsonl');
+    await writeFile(file, [
+      JSON.stringify({ text: 'seconds', userId: 'j1', at: 1709856000 }),
+      JSON.stringify({ text: 'milliseconds', userId: 'j1', at: 1709942400000 }),
+    ].join('\n'));
+    const result = await runCli(['import', file, '--url', endpoint.url, '--key', KEY, '--map', 'timestamp=at']);
+    expect(result.code).toBe(0);
+    const transcript = (await request(endpoint, '/api/transcript?user=j1')).body as TranscriptResponse;
+    expect(transcript.entries.map((e) => e.time)).toEqual(['2024-03-08T00:00:00.000Z', '2024-03-09T00:00:00.000Z']);
+  });
+
+  it('refuses a row whose time is missing or not a time, naming its row, the column and the forms it takes, and sends the others', async () => {
+    const file = join(dir, 'times.csv');
+    await writeFile(file, [
+      'text,userId,created_at',
+      'good,b1,2024-03-05T10:00:00Z',
+      'locale date,b2,03/05/2024',
+      'no such day,b3,2024-02-30T10:00:00Z',
+      'no time,b4,',
+      'before 2000,b5,1999-12-31T23:59:59Z',
+      'a word,b6,yesterday',
+    ].join('\n'));
+    const result = await runCli(['import', file, '--url', endpoint.url, '--key', KEY, '--map', 'timestamp=created_at']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('1 sent, 5 refused, 0 failed');
+    const expected = 'expected an ISO 8601 date-time (2025-01-02T10:11:12Z, 2025-01-02 10:11:12.5+01:00, 2025-01-02) or epoch seconds (1735812672) or milliseconds (1735812672000)';
+    expect(result.stderr).toContain(`row 2 (line 3): timestamp (column "created_at"): ${expected}, got "03/05/2024"`);
+    expect(result.stderr).toContain(`row 3 (line 4): timestamp (column "created_at"): ${expected}, got "2024-02-30T10:00:00Z"`);
+    expect(result.stderr).toContain('row 4 (line 5): timestamp (column "created_at") is required but missing');
+    expect(result.stderr).toContain('row 5 (line 6): timestamp (column "created_at"): expected a time from 2000-01-01 up to now, got "1999-12-31T23:59:59Z"');
+    expect(result.stderr).toContain(`row 6 (line 7): timestamp (column "created_at"): ${expected}, got "yesterday"`);
+    expect((await bodies()).map((b) => b.userId)).toEqual(['b1']);
+  });
+
+  it('files a row when it is sent when the file has no time and none is mapped', async () => {
+    const file = join(dir, 'now.csv');
+    await writeFile(file, 'text,userId\nhello,n1\n');
+    const before = Date.now();
+    expect((await runCli(['import', file, '--url', endpoint.url, '--key', KEY])).code).toBe(0);
+    const [entry] = ((await request(endpoint, '/api/transcript?user=n1')).body as TranscriptResponse).entries;
+    expect(Date.parse(entry.time)).toBeGreaterThanOrEqual(before - 1000);
+    expect((await bodies('n1'))[0].platformJson).not.toHaveProperty('timestamp');
+  });
+});
+
+describe('import when the endpoint cannot be reached', () => {
+  const FILE = ['text,userId', ...Array.from({ length: 8 }, (_, i) => `message ${i + 1},same-user`)].join('\n');
+
+  it('stops after the first row it cannot deliver, says the URL, that nothing more was sent and how many rows were, and lists no row as failed', async () => {
+    const closed = await start();
+    const url = closed.url;
+    await closed.close();
+    const file = join(dir, 'down.csv');
+    await writeFile(file, FILE);
+    const result = await runCli(['import', file, '--url', url, '--key', KEY], {}, 60_000);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('0 sent, 0 refused, 0 failed, 8 not sent');
+    expect(result.stderr).toContain(`Cannot reach the tracking endpoint at ${url} (connection refused: nothing is listening there); the import stopped, and nothing more was sent.`);
+    expect(result.stderr).toContain('0 rows were sent before it stopped; 8 rows were not sent: rows 1-8.');
+    expect(result.stderr).not.toContain('Failed rows');
+    expect(result.stderr.match(/Cannot reach/g)).toHaveLength(1);
+  }, 90_000);
+
+  it('counts the rows sent before the endpoint went away, and sends nothing after', async () => {
+    // An endpoint that accepts three records and then stops listening.
+    let received = 0;
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (++received === 3) server.close();
+        res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ ok: true, id: received }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const file = join(dir, 'going.csv');
+    await writeFile(file, FILE);
+    const result = await runCli(['import', file, '--url', url, '--key', KEY], {}, 60_000);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('3 sent, 0 refused, 0 failed, 5 not sent');
+    expect(result.stderr).toContain('3 rows were sent before it stopped; 5 rows were not sent: rows 4-8.');
+    expect(received).toBe(3);
+  }, 90_000);
 });
 
 describe('import FILE.jsonl', () => {
