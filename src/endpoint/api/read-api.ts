@@ -50,8 +50,9 @@ export async function handleConversations(_req: IncomingMessage, res: ServerResp
 
 /**
  * `GET /api/transcript?user=ID` (or `?conversation=ID`; `&bot=B` for one bot's): entries in the
- * order received, the latest `limit` (default 5000, at most 50000) when there are more; 404 when
- * nothing was recorded for it.
+ * order received, the latest `limit` (default 500, at most 50000) when there are more, or the
+ * latest before record `before=SEQ` (to page back); `total` counts them all. 404 when nothing was
+ * recorded for it.
  */
 export async function handleTranscript(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
   const userId = query.get('user');
@@ -61,10 +62,15 @@ export async function handleTranscript(_req: IncomingMessage, res: ServerRespons
       { path: 'user', expected: 'a user id, or conversation instead', received: userId === null ? 'missing' : 'given with conversation' },
     ]);
   }
-  const limit = limitParam(query, 5000, MAX_TRANSCRIPT);
+  const limit = limitParam(query, 500, MAX_TRANSCRIPT);
   if (limit === undefined) return badLimit(res, MAX_TRANSCRIPT);
+  const beforeText = query.get('before');
+  const before = beforeText === null ? undefined : Number(beforeText);
+  if (before !== undefined && (!Number.isSafeInteger(before) || before < 1)) {
+    return sendError(res, 400, 'before must be the seq of an entry (a whole number above 0), to page back from it.', [{ path: 'before', expected: 'a whole number > 0', received: JSON.stringify(beforeText!.slice(0, 20)) }]);
+  }
   const bot = query.get('bot');
-  const transcript = await readTranscript(store, userId !== null ? { userId } : { conversationId: conversationId as string }, bot ? keys.botFor(bot) : undefined, limit);
+  const transcript = await readTranscript(store, userId !== null ? { userId } : { conversationId: conversationId as string }, bot ? keys.botFor(bot) : undefined, limit, before);
   if (!transcript) {
     return sendError(res, 404, userId !== null ? 'No records for this user; /api/users lists the users seen.' : 'No records for this conversation; /api/conversations lists them.');
   }

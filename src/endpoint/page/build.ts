@@ -1,8 +1,9 @@
 /**
- * Bundles the page's browser code (`browser/main.ts` and the CSS it imports) with esbuild into
- * one ES module and one stylesheet. The package build writes them to `dist/page/`; the
- * endpoint, when run from source (tests, `tsx`), bundles them in memory on first use. esbuild
- * is a build tool, loaded only here and only when called: the built package never loads it.
+ * Bundles the page's browser code (`browser/main.ts`, its Preact components in TSX, the parts of
+ * Apache ECharts it uses, and the CSS it imports) with esbuild into one ES module and one
+ * stylesheet. The package build writes them to `dist/page/`; the endpoint, when run from source
+ * (tests, `tsx`), bundles them in memory on first use. esbuild, Preact and ECharts are build-time
+ * dependencies: the built package loads none of them, and the page fetches nothing else.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,8 +18,8 @@ export interface BundledPage {
 /** Where the browser code starts. */
 export const PAGE_ENTRY = fileURLToPath(new URL('./browser/main.ts', import.meta.url));
 
-/** Browsers the page supports: current Chromium and Firefox (plain ES2020 and DOM). */
-const TARGET = ['es2020', 'chrome100', 'firefox100'];
+/** Browsers the page supports: current Chromium, Firefox and Safari (plain ES2020 and DOM). */
+const TARGET = ['es2020', 'chrome100', 'firefox100', 'safari15'];
 
 /**
  * Bundles the page from `entry` (default: `browser/main.ts` next to this file). Rejects with
@@ -40,6 +41,11 @@ export async function bundlePage(entry: string = PAGE_ENTRY): Promise<BundledPag
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'silent',
+    // JSX for Preact (browser/*.tsx), compiled to calls of preact/jsx-runtime.
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    // ECharts keeps its development checks behind process.env.NODE_ENV: leave them out.
+    define: { 'process.env.NODE_ENV': '"production"' },
   });
   const text = (extension: string) => result.outputFiles.find((file) => file.path.endsWith(extension))?.text ?? '';
   return { script: text('.js'), style: text('.css') };

@@ -9,6 +9,7 @@ import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from '
 import type { Database } from '../store/schema.js';
 import type { RecordStore } from '../store/store.js';
 import { EVENT_STEP_PREFIX } from '../store/sessions.js';
+import { counts } from './charts.js';
 import { DAY, NOT_HANDLED_INTENT, storedPlatform, type ReadFilter } from './filter.js';
 import type {
   ActiveUsersResponse, ActivityInterval, ButtonsResponse, FeedbackResponse, FunnelResponse, MessagesResponse, PathsResponse,
@@ -248,74 +249,39 @@ export async function clickedButtons(store: RecordStore, filter: ReadFilter, lim
 
 /** Most feedback comments returned. */
 const MAX_COMMENTS = 100;
-/** Most feedback events read to attribute them to intents. */
-const MAX_FEEDBACK = 5000;
 
 /**
  * Thumbs up and down from feedback events, per day and per intent (of the rated reply, else of
- * the user's message it answered), with the latest comments; and the share of replies marked
- * AI-generated.
+ * the user's message it answered: found as each feedback is stored), with the latest comments;
+ * and the share of replies marked AI-generated.
  */
 export async function feedback(store: RecordStore, filter: ReadFilter): Promise<FeedbackResponse> {
-  const events = await byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at')
-    .where('e.reaction', 'is not', null)
-    .select(['e.seq', 'e.bot', 'e.user_id', 'e.user_name', 'e.conversation_id', 'e.occurred_at', 'e.reaction', 'e.comment', 'e.reply_to'])
-    .orderBy('e.occurred_at', 'desc').limit(MAX_FEEDBACK).execute();
-  // The rated replies, by their activity id.
-  const ids = [...new Set(events.map((e) => e.reply_to).filter((id): id is string => id !== null))];
-  const replies = new Map<string, { seq: number; intent: string | null; bot: string; conversation_id: string }>();
-  for (let i = 0; i < ids.length; i += 300) {
-    const rows = await store.db.selectFrom('entries').select(['activity_id', 'seq', 'intent', 'bot', 'conversation_id']).where('activity_id', 'in', ids.slice(i, i + 300)).where('direction', '=', 'outgoing').execute();
-    for (const row of rows) replies.set(`${row.bot} ${row.activity_id}`, { seq: Number(row.seq), intent: row.intent, bot: row.bot, conversation_id: row.conversation_id });
-  }
-  const intents = new Map<number, string | null>();
-  for (const event of events) {
-    const reply = event.reply_to === null ? undefined : replies.get(`${event.bot} ${event.reply_to}`);
-    let intent: string | null = reply?.intent ?? null;
-    if (intent === null) {
-      // The intent of the user's last message before the rated reply (or before the feedback).
-      const before = await store.db.selectFrom('entries').select('intent')
-        .where('conversation_id', '=', reply?.conversation_id ?? event.conversation_id).where('bot', '=', event.bot)
-        .where('direction', '=', 'incoming').where('intent', 'is not', null).where('seq', '<', reply?.seq ?? Number(event.seq))
-        .orderBy('seq', 'desc').limit(1).executeTakeFirst();
-      intent = before?.intent ?? null;
-    }
-    intents.set(Number(event.seq), intent);
-  }
-  const perDay = new Map<number, { up: number; down: number }>();
-  const perIntent = new Map<string | null, { up: number; down: number }>();
-  let up = 0;
-  let down = 0;
-  for (const event of events) {
-    const liked = event.reaction === 'like';
-    if (liked) up++;
-    else down++;
-    const day = bucketStart(Number(event.occurred_at), 'day');
-    const d = perDay.get(day) ?? { up: 0, down: 0 };
-    perDay.set(day, d);
-    const intent = intents.get(Number(event.seq)) ?? null;
-    const it = perIntent.get(intent) ?? { up: 0, down: 0 };
-    perIntent.set(intent, it);
-    if (liked) {
-      d.up++;
-      it.up++;
-    } else {
-      d.down++;
-      it.down++;
-    }
-  }
-  const ai = await byRange(byDimensions(store.db.selectFrom('hourly as h'), filter, 'h'), filter, 'h.hour', 3_600_000).where('h.direction', '=', 'outgoing')
-    .select((eb) => [eb.fn.sum<number>('h.entries').as('replies'), eb.fn.sum<number>('h.ai_generated').as('ai')]).executeTakeFirstOrThrow();
+  const events = () => byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at').where('e.reaction', 'is not', null);
+  const up = sql<number>`sum(case when e.reaction = 'like' then 1 else 0 end)`;
+  const down = sql<number>`sum(case when e.reaction = 'like' then 0 else 1 end)`;
+  const day = bucketOf(store, sql.ref('e.occurred_at'), 'day');
+  const [totals, perDay, perIntent, comments, ai] = await Promise.all([
+    events().select([up.as('up'), down.as('down')]).executeTakeFirstOrThrow(),
+    events().select([day.as('at'), up.as('up'), down.as('down')]).groupBy(day).execute(),
+    events().select(['e.rated_intent', up.as('up'), down.as('down')]).groupBy('e.rated_intent').execute(),
+    events().where('e.comment', 'is not', null)
+      .select(['e.occurred_at', 'e.user_id', 'e.user_name', 'e.reaction', 'e.comment', 'e.rated_intent', 'e.reply_to'])
+      .orderBy('e.occurred_at', 'desc').orderBy('e.seq', 'desc').limit(MAX_COMMENTS).execute(),
+    counts(store, filter).where('direction', '=', 'outgoing')
+      .select((eb) => [eb.fn.sum<number>('entries').as('replies'), eb.fn.sum<number>('ai_generated').as('ai')]).executeTakeFirstOrThrow(),
+  ]);
+  const byDay = new Map(perDay.map((row) => [Number(row.at), { up: Number(row.up), down: Number(row.down) }]));
   const replyCount = Number(ai.replies ?? 0);
   const aiCount = Number(ai.ai ?? 0);
   return {
-    up,
-    down,
-    perDay: buckets([...perDay.keys()], filter, 'day').map((start) => ({ start: iso(start), ...(perDay.get(start) ?? { up: 0, down: 0 }) })),
-    perIntent: [...perIntent.entries()].map(([intent, counts]) => ({ intent, ...counts })).sort((a, b) => b.up + b.down - (a.up + a.down) || String(a.intent).localeCompare(String(b.intent))),
-    comments: events.filter((e) => e.comment !== null).slice(0, MAX_COMMENTS).map((e) => ({
+    up: Number(totals.up ?? 0),
+    down: Number(totals.down ?? 0),
+    perDay: buckets([...byDay.keys()], filter, 'day').map((start) => ({ start: iso(start), ...(byDay.get(start) ?? { up: 0, down: 0 }) })),
+    perIntent: perIntent.map((row) => ({ intent: row.rated_intent, up: Number(row.up), down: Number(row.down) }))
+      .sort((a, b) => b.up + b.down - (a.up + a.down) || String(a.intent).localeCompare(String(b.intent))),
+    comments: comments.map((e) => ({
       time: iso(Number(e.occurred_at)), userId: e.user_id, userName: e.user_name, reaction: e.reaction as 'like' | 'dislike',
-      comment: e.comment as string, intent: intents.get(Number(e.seq)) ?? null, replyTo: e.reply_to,
+      comment: e.comment as string, intent: e.rated_intent, replyTo: e.reply_to,
     })),
     ai: { replies: replyCount, aiGenerated: aiCount, share: replyCount === 0 ? 0 : round(aiCount / replyCount) },
   };

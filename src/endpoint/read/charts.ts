@@ -1,6 +1,6 @@
 /**
- * The summary, the counts over time and the intents: sums over the hourly counts the store keeps
- * (a few rows per hour, however many records), and over the entries themselves only for
+ * The summary, the counts over time and the intents: sums over the counts the store keeps per day
+ * and per hour (a few rows each, however many records), and over the entries themselves only for
  * minute buckets, whose span is short.
  */
 import { sql, type SelectQueryBuilder } from 'kysely';
@@ -14,14 +14,24 @@ export const BUCKET_MS: Readonly<Record<TimeBucket, number>> = { minute: MINUTE,
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
-/** Hourly rows that match the filter (by the hour: a range's ends are rounded to whole hours). */
-function hourly(store: RecordStore, filter: ReadFilter): SelectQueryBuilder<Database, 'hourly', object> {
-  return store.db.selectFrom('hourly')
+/** The coarsest counts that answer a range exactly: days when its ends are whole days (or open), else hours. */
+export function widthFor(filter: ReadFilter): 'h' | 'd' {
+  return (filter.from === undefined || filter.from % DAY === 0) && (filter.to === undefined || filter.to % DAY === 0) ? 'd' : 'h';
+}
+
+/**
+ * Count rows of `width` that match the filter (a range's ends rounded to whole hours or days).
+ * Without a width, the coarsest that is exact for the filter's range.
+ */
+export function counts(store: RecordStore, filter: ReadFilter, width: 'h' | 'd' = widthFor(filter)): SelectQueryBuilder<Database, 'counts', object> {
+  const size = width === 'd' ? DAY : HOUR;
+  return store.db.selectFrom('counts')
+    .where('width', '=', width)
     .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
     .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
     .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
-    .$if(filter.from !== undefined, (q) => q.where('hour', '>=', Math.floor(filter.from! / HOUR) * HOUR))
-    .$if(filter.to !== undefined, (q) => q.where('hour', '<', filter.to!));
+    .$if(filter.from !== undefined, (q) => q.where('at', '>=', Math.floor(filter.from! / size) * size))
+    .$if(filter.to !== undefined, (q) => q.where('at', '<', filter.to!));
 }
 
 /** Entries that match the filter. */
@@ -53,36 +63,54 @@ async function span(store: RecordStore, filter: ReadFilter): Promise<{ first: nu
   return first === undefined || last === undefined ? undefined : { first: Number(first.occurred_at), last: Number(last.occurred_at) };
 }
 
-/** Counts over everything that matches the filter. */
+/** Counts over everything that matches the filter: one pass over the counts, summed here. */
 export async function summarise(store: RecordStore, filter: ReadFilter): Promise<TrackingSummary> {
-  const [byType, byPlatform, byIntent, byEventType, totals, users, conversations, times] = await Promise.all([
-    hourly(store, filter).select(['type as key', (eb) => eb.fn.sum<number>('records').as('n')]).groupBy('type').execute(),
-    hourly(store, filter).select(['platform as key', (eb) => eb.fn.sum<number>('records').as('n')]).groupBy('platform').execute(),
-    hourly(store, filter).where('direction', 'in', ['incoming', 'outgoing']).where('intent', '<>', '')
-      .select(['intent as key', (eb) => eb.fn.sum<number>('entries').as('n')]).groupBy('intent').execute(),
-    hourly(store, filter).where('direction', '=', 'event').select(['event_type as key', (eb) => eb.fn.sum<number>('entries').as('n')]).groupBy('event_type').execute(),
-    hourly(store, filter).select((eb) => [
-      eb.fn.sum<number>('records').as('records'),
-      eb.fn.sum<number>(eb.case().when('direction', 'in', ['incoming', 'outgoing']).then(eb.ref('entries')).else(0).end()).as('messages'),
-      eb.fn.sum<number>(eb.case().when('direction', '=', 'event').then(eb.ref('entries')).else(0).end()).as('events'),
-      eb.fn.sum<number>('revenue').as('revenue'),
-      eb.fn.sum<number>(eb.case().when('event_type', '=', 'revenueEvent').then(eb.ref('entries')).else(0).end()).as('revenueCount'),
-    ]).executeTakeFirstOrThrow(),
+  const [rows, users, conversations, times] = await Promise.all([
+    counts(store, filter)
+      .select(['type', 'platform', 'direction', 'intent', 'event_type', (eb) => eb.fn.sum<number>('records').as('records'), (eb) => eb.fn.sum<number>('entries').as('entries'), (eb) => eb.fn.sum<number>('revenue').as('revenue')])
+      .groupBy(['type', 'platform', 'direction', 'intent', 'event_type']).execute(),
     countUsers(store, filter),
     countConversations(store, filter),
     span(store, filter),
   ]);
+  const byType: { key: string; n: number }[] = [];
+  const byPlatform: { key: string; n: number }[] = [];
+  const byIntent: { key: string; n: number }[] = [];
+  const byEventType: { key: string; n: number }[] = [];
+  let records = 0;
+  let messages = 0;
+  let events = 0;
+  let revenue = 0;
+  let revenueCount = 0;
+  for (const row of rows) {
+    const n = Number(row.records);
+    const entries = Number(row.entries);
+    records += n;
+    byType.push({ key: row.type, n });
+    byPlatform.push({ key: row.platform, n });
+    if (row.direction === 'event') {
+      events += entries;
+      byEventType.push({ key: row.event_type, n: entries });
+      if (row.event_type === 'revenueEvent') {
+        revenue += Number(row.revenue ?? 0);
+        revenueCount += entries;
+      }
+    } else if (row.direction === 'incoming' || row.direction === 'outgoing') {
+      messages += entries;
+      if (row.intent !== '') byIntent.push({ key: row.intent, n: entries });
+    }
+  }
   return {
-    records: Number(totals.records ?? 0),
-    messages: Number(totals.messages ?? 0),
-    events: Number(totals.events ?? 0),
+    records,
+    messages,
+    events,
     users,
     conversations,
     byType: countsOf(byType),
     byPlatform: countsOf(byPlatform, shownPlatform),
     byIntent: countsOf(byIntent),
     byEventType: countsOf(byEventType),
-    revenue: { total: round6(Number(totals.revenue ?? 0)), count: Number(totals.revenueCount ?? 0) },
+    revenue: { total: round6(revenue), count: revenueCount },
     firstAt: times === undefined ? null : new Date(times.first).toISOString(),
     lastAt: times === undefined ? null : new Date(times.last).toISOString(),
   };
@@ -166,8 +194,8 @@ export async function timeseries(store: RecordStore, bucket: TimeBucket | 'auto'
       .groupBy([bucketOf, 'direction', 'intent']).execute();
     for (const row of rows) add(Number(row.at), row);
   } else {
-    const bucketOf = sql<number>`(hour / ${sql.lit(size)}) * ${sql.lit(size)}`;
-    const rows = await hourly(store, range)
+    const bucketOf = sql<number>`(at / ${sql.lit(size)}) * ${sql.lit(size)}`;
+    const rows = await counts(store, range, width === 'day' ? 'd' : 'h')
       .select(['direction', 'intent', bucketOf.as('at'), (eb) => eb.fn.sum<number>('entries').as('n'), (eb) => eb.fn.sum<number>('revenue').as('revenue')])
       .groupBy([bucketOf, 'direction', 'intent']).execute();
     for (const row of rows) add(Number(row.at), row);
@@ -178,7 +206,7 @@ export async function timeseries(store: RecordStore, bucket: TimeBucket | 'auto'
 
 /** Messages per intent, most used first, at most `limit` of them; and the numbers of the `NotHandled` share. */
 export async function intentStats(store: RecordStore, limit: number, filter: ReadFilter): Promise<IntentStats> {
-  const rows = await hourly(store, filter).where('direction', 'in', ['incoming', 'outgoing'])
+  const rows = await counts(store, filter).where('direction', 'in', ['incoming', 'outgoing'])
     .select(['intent', 'direction', (eb) => eb.fn.sum<number>('entries').as('n'), (eb) => eb.fn.sum<number>('score_sum').as('score_sum'), (eb) => eb.fn.sum<number>('scored').as('scored')])
     .groupBy(['intent', 'direction']).execute();
   const byIntent = new Map<string, { name: string; incoming: number; outgoing: number; confidence: number | null; scoreSum: number; scored: number }>();
@@ -205,6 +233,6 @@ export async function intentStats(store: RecordStore, limit: number, filter: Rea
 
 /** Every bot that sent records (its key's fingerprint), with its record count. */
 export async function recordsPerBot(store: RecordStore): Promise<{ bot: string; records: number }[]> {
-  const rows = await store.db.selectFrom('hourly').select(['bot', (eb) => eb.fn.sum<number>('records').as('records')]).groupBy('bot').orderBy('bot').execute();
+  const rows = await store.db.selectFrom('counts').where('width', '=', 'd').select(['bot', (eb) => eb.fn.sum<number>('records').as('records')]).groupBy('bot').orderBy('bot').execute();
   return rows.map((row) => ({ bot: row.bot, records: Number(row.records) }));
 }

@@ -118,15 +118,17 @@ export interface Transcript {
 
 /**
  * The entries of a user or a conversation, in the order they were received (the latest `limit`
- * of them), read back from the records; `undefined` when nothing was recorded for it.
+ * of them, or the latest before record `before`, for paging back), read back from the records;
+ * `undefined` when nothing was recorded for it.
  */
-export async function readTranscript(store: RecordStore, target: TranscriptTarget, bot: string | undefined, limit: number): Promise<Transcript | undefined> {
+export async function readTranscript(store: RecordStore, target: TranscriptTarget, bot: string | undefined, limit: number, before?: number): Promise<Transcript | undefined> {
   const which = (q: SelectQueryBuilder<Database, 'entries', any>) =>
     (target.userId !== undefined ? q.where('user_id', '=', target.userId) : q.where('conversation_id', '=', target.conversationId))
       .$if(bot !== undefined, (b) => b.where('bot', '=', bot!));
   const [{ n }, keys] = await Promise.all([
     which(store.db.selectFrom('entries')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    which(store.db.selectFrom('entries')).select(['seq', 'idx']).orderBy('seq', 'desc').orderBy('idx', 'desc').limit(limit).execute(),
+    which(store.db.selectFrom('entries')).$if(before !== undefined, (q) => q.where('seq', '<', before!))
+      .select(['seq', 'idx']).orderBy('seq', 'desc').orderBy('idx', 'desc').limit(limit).execute(),
   ]);
   if (Number(n) === 0) return undefined;
   keys.reverse();

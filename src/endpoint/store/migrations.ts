@@ -61,6 +61,7 @@ function initial(dialect: DialectName): Migration {
         .addColumn('reaction', 'text')
         .addColumn('comment', 'text')
         .addColumn('reply_to', 'text')
+        .addColumn('rated_intent', 'text')
         .addPrimaryKeyConstraint('entries_pk', ['seq', 'idx'])
         .execute();
       // Transcripts (in the order received), time ranges, and the intent and event views.
@@ -115,9 +116,10 @@ function initial(dialect: DialectName): Migration {
       await db.schema.createIndex('conversation_users_user').on('conversation_users').columns(['bot', 'user_id']).execute();
 
       await db.schema
-        .createTable('hourly')
+        .createTable('counts')
         .addColumn('bot', 'text', (c) => c.notNull())
-        .addColumn('hour', t.millis, (c) => c.notNull())
+        .addColumn('width', 'text', (c) => c.notNull())
+        .addColumn('at', t.millis, (c) => c.notNull())
         .addColumn('platform', 'text', (c) => c.notNull())
         .addColumn('channel', 'text', (c) => c.notNull())
         .addColumn('type', 'text', (c) => c.notNull())
@@ -130,9 +132,9 @@ function initial(dialect: DialectName): Migration {
         .addColumn('revenue', t.real, (c) => c.notNull())
         .addColumn('score_sum', t.real, (c) => c.notNull())
         .addColumn('scored', t.millis, (c) => c.notNull())
-        .addPrimaryKeyConstraint('hourly_pk', ['bot', 'hour', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type'])
+        .addPrimaryKeyConstraint('counts_pk', ['bot', 'width', 'at', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type'])
         .execute();
-      await db.schema.createIndex('hourly_hour').on('hourly').columns(['hour']).execute();
+      await db.schema.createIndex('counts_at').on('counts').columns(['width', 'at']).execute();
 
       await db.schema
         .createTable('user_days')

@@ -1,16 +1,18 @@
 /**
  * What a batch of accepted records adds to each table: the records themselves, their transcript
- * entries, and the increments of the summary tables (users, conversations, hourly counts, active
+ * entries, and the increments of the summary tables (users, conversations, hourly and daily counts, active
  * days). Pure: computes rows, writes nothing.
  */
 import type { Dialect } from './dialect.js';
 import { transcriptEntries } from './entries.js';
 import type { Insertable } from 'kysely';
-import type { ConversationsTable, ConversationUsersTable, DailyMessagesTable, EntriesTable, HourlyTable, RecordsTable, UserDaysTable, UsersTable, UserWeeksTable } from './schema.js';
+import type { ConversationsTable, ConversationUsersTable, DailyMessagesTable, EntriesTable, CountsTable, RecordsTable, UserDaysTable, UsersTable, UserWeeksTable } from './schema.js';
 import type { StoredRecord, TranscriptEntry } from '../types.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
+/** The widths counts are kept at: an hour and a day. */
+const WIDTHS = [['h', HOUR], ['d', DAY]] as const;
 const WEEK = 7 * DAY;
 /** 1970-01-05, the first Monday after the epoch (a Thursday): weeks start on Mondays, in UTC. */
 const FIRST_MONDAY = 4 * DAY;
@@ -44,7 +46,7 @@ export interface BatchRows {
   users: UsersTable[];
   conversations: ConversationsTable[];
   conversationUsers: ConversationUsersTable[];
-  hourly: HourlyTable[];
+  counts: CountsTable[];
   userDays: UserDaysTable[];
   userWeeks: UserWeeksTable[];
   dailyMessages: DailyMessagesTable[];
@@ -101,19 +103,20 @@ function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, tex
     reaction: feedback === undefined ? null : reactionOf(feedback.reaction),
     comment: typeof comment === 'string' && comment !== '' ? text(comment.slice(0, 2000)) : null,
     reply_to: typeof feedback?.replyToId === 'string' ? text(feedback.replyToId) : null,
+    rated_intent: null, // found in the database as the batch is stored (store/feedback.ts)
   };
 }
 
 /** The rows a batch of records (already numbered) adds, for `dialect`. */
 export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): BatchRows {
   const text = dialect.text;
-  const rows: BatchRows = { records: [], entries: [], users: [], conversations: [], conversationUsers: [], hourly: [], userDays: [], userWeeks: [], dailyMessages: [] };
+  const rows: BatchRows = { records: [], entries: [], users: [], conversations: [], conversationUsers: [], counts: [], userDays: [], userWeeks: [], dailyMessages: [] };
   const userWeeks = new Map<string, UserWeeksTable>();
   const dailyMessages = new Map<string, DailyMessagesTable>();
   const users = new Map<string, UsersTable>();
   const conversations = new Map<string, ConversationsTable>();
   const conversationUsers = new Map<string, ConversationUsersTable>();
-  const hourly = new Map<string, HourlyTable>();
+  const counts = new Map<string, CountsTable>();
   const userDays = new Map<string, UserDaysTable>();
   const latest = <T extends { last_at: number; platform: string; channel: string; messages: number; events: number }>(into: T, row: T) => {
     into.messages += row.messages;
@@ -142,9 +145,11 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
     });
     if (entries.length === 0) {
       // A record that holds no entry (a webhook batch with no messaging item) still counts as a record.
-      const hour = Math.floor(receivedAt / HOUR) * HOUR;
-      const row: HourlyTable = { bot: record.bot, hour, platform: text(record.platform ?? ''), channel: '', type: record.type, direction: '', intent: '', event_type: '', records: 1, entries: 0, ai_generated: 0, revenue: 0, score_sum: 0, scored: 0 };
-      upsert(hourly, key(row.bot, hour, row.platform, '', row.type, '', '', ''), row, (into) => void into.records++);
+      for (const [width, size] of WIDTHS) {
+        const at = Math.floor(receivedAt / size) * size;
+        const row: CountsTable = { bot: record.bot, width, at, platform: text(record.platform ?? ''), channel: '', type: record.type, direction: '', intent: '', event_type: '', records: 1, entries: 0, ai_generated: 0, revenue: 0, score_sum: 0, scored: 0 };
+        upsert(counts, key(row.bot, width, at, row.platform, '', row.type, '', '', ''), row, (into) => void into.records++);
+      }
     }
     entries.forEach((entry, i) => {
       rows.entries.push(entry);
@@ -181,21 +186,23 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
           });
         }
       }
-      const hour = Math.floor(at / HOUR) * HOUR;
-      const row: HourlyTable = {
-        bot: entry.bot, hour, platform: entry.platform, channel: entry.channel, type: record.type, direction: entry.direction,
-        intent: isEvent ? '' : (entry.intent ?? ''), event_type: entry.event_type ?? '',
-        records: i === 0 ? 1 : 0, entries: 1, ai_generated: entry.ai_generated, revenue: entry.event_type === 'revenueEvent' ? (entry.amount ?? 0) : 0,
-        score_sum: entry.intent_score ?? 0, scored: entry.intent_score === null ? 0 : 1,
-      };
-      upsert(hourly, key(row.bot, hour, row.platform, row.channel, row.type, row.direction, row.intent, row.event_type), row, (into, part) => {
-        into.records += part.records;
-        into.entries += part.entries;
-        into.ai_generated += part.ai_generated;
-        into.revenue += part.revenue;
-        into.score_sum += part.score_sum;
-        into.scored += part.scored;
-      });
+      for (const [width, size] of WIDTHS) {
+        const bucket = Math.floor(at / size) * size;
+        const row: CountsTable = {
+          bot: entry.bot, width, at: bucket, platform: entry.platform, channel: entry.channel, type: record.type, direction: entry.direction,
+          intent: isEvent ? '' : (entry.intent ?? ''), event_type: entry.event_type ?? '',
+          records: i === 0 ? 1 : 0, entries: 1, ai_generated: entry.ai_generated, revenue: entry.event_type === 'revenueEvent' ? (entry.amount ?? 0) : 0,
+          score_sum: entry.intent_score ?? 0, scored: entry.intent_score === null ? 0 : 1,
+        };
+        upsert(counts, key(row.bot, width, bucket, row.platform, row.channel, row.type, row.direction, row.intent, row.event_type), row, (into, part) => {
+          into.records += part.records;
+          into.entries += part.entries;
+          into.ai_generated += part.ai_generated;
+          into.revenue += part.revenue;
+          into.score_sum += part.score_sum;
+          into.scored += part.scored;
+        });
+      }
     });
   }
   // Sorted by key: concurrent writers (several endpoints on one PostgreSQL) then lock summary rows
@@ -204,7 +211,7 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
   rows.users = sorted(users);
   rows.conversations = sorted(conversations);
   rows.conversationUsers = sorted(conversationUsers);
-  rows.hourly = sorted(hourly);
+  rows.counts = sorted(counts);
   rows.userDays = sorted(userDays);
   rows.userWeeks = sorted(userWeeks);
   rows.dailyMessages = sorted(dailyMessages);

@@ -65,6 +65,11 @@ export interface EntriesTable {
   comment: string | null;
   /** For a feedback event: the id of the reply it rates. */
   reply_to: string | null;
+  /**
+   * For a feedback event: the intent it is about, found as it is stored: the rated reply's intent,
+   * else the intent of the user's last message before that reply (or before the feedback).
+   */
+  rated_intent: string | null;
 }
 
 /** A user of a bot: who they are and when they were active. */
@@ -104,13 +109,16 @@ export interface ConversationUsersTable {
 }
 
 /**
- * Counts per hour and dimension, summed by every chart and summary. Key columns are never null
- * (`''` for none), so that an upsert always finds its row.
+ * Counts per hour and per day (`width`) and dimension, summed by every chart and summary: days
+ * for long ranges, hours for short ones and hourly charts. Key columns are never null (`''` for
+ * none), so that an upsert always finds its row.
  */
-export interface HourlyTable {
+export interface CountsTable {
   bot: string;
-  /** Start of the hour (ms). */
-  hour: Millis;
+  /** `h` (an hour) or `d` (a day, UTC). */
+  width: 'h' | 'd';
+  /** Start of the hour or day (ms). */
+  at: Millis;
   platform: string;
   channel: string;
   /** The record's `type` (`incoming`, `outgoing`, `event`, `generic`). */
@@ -207,7 +215,7 @@ export interface Database {
   users: UsersTable;
   conversations: ConversationsTable;
   conversation_users: ConversationUsersTable;
-  hourly: HourlyTable;
+  counts: CountsTable;
   user_days: UserDaysTable;
   user_weeks: UserWeeksTable;
   sessions: SessionsTable;

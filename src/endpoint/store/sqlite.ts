@@ -68,6 +68,18 @@ export async function openSqlite(options: SqliteOptions): Promise<Backend> {
     throw new TrackingEndpointError(`Cannot use the database file ${options.file}: ${(error as Error).message}. Is it a SQLite database? Choose another file with --data.`, { cause: error });
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  // The query planner's statistics, as SQLite advises for a long-lived connection: at open (after a
+  // large import, say) and then hourly. Cheap: it only analyses tables whose size changed a lot.
+  const optimize = () => {
+    try {
+      database.pragma('optimize = 0x10002');
+    } catch {
+      // Statistics are an optimisation; a failure (the database is busy or closing) is harmless.
+    }
+  };
+  optimize();
+  const optimizer = setInterval(optimize, 3_600_000);
+  optimizer.unref();
   return {
     dialect: sqliteDialect,
     db,
@@ -78,6 +90,10 @@ export async function openSqlite(options: SqliteOptions): Promise<Backend> {
       return Array.from({ length: count }, (_, i) => Number(row.last) + 1 + i);
     },
     isUnavailable: (error) => UNAVAILABLE.test((error as { code?: string })?.code ?? ''),
-    close: () => db.destroy(),
+    close: async () => {
+      clearInterval(optimizer);
+      optimize();
+      await db.destroy();
+    },
   };
 }

@@ -13,6 +13,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Dialect, DialectName } from './dialect.js';
 import { batchRows, type BatchRows, type RecordWithJson } from './rows.js';
 import { sessionRows } from './sessions.js';
+import { rateFeedback } from './feedback.js';
 import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
@@ -162,6 +163,7 @@ export class RecordStore {
     const numbered: RecordWithJson[] = batch.map(({ record, json }, i) => ({ record: { ...record, seq: seqs[i] }, json }));
     const rows = batchRows(numbered, this.dialect);
     await this.insert(trx, rows);
+    await rateFeedback(trx, rows.entries);
     const { sessions, heads } = await sessionRows(trx, rows.entries, this.dialect.name === 'postgres');
     for (const part of chunks(sessions)) {
       await trx.insertInto('sessions').values(part)
@@ -255,15 +257,15 @@ export class RecordStore {
         })))
         .execute();
     }
-    for (const part of chunks(rows.hourly)) {
-      await trx.insertInto('hourly').values(part)
-        .onConflict((oc) => oc.columns(['bot', 'hour', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type']).doUpdateSet((eb) => ({
-          records: eb('hourly.records', '+', eb.ref('excluded.records')),
-          entries: eb('hourly.entries', '+', eb.ref('excluded.entries')),
-          ai_generated: eb('hourly.ai_generated', '+', eb.ref('excluded.ai_generated')),
-          revenue: eb('hourly.revenue', '+', eb.ref('excluded.revenue')),
-          score_sum: eb('hourly.score_sum', '+', eb.ref('excluded.score_sum')),
-          scored: eb('hourly.scored', '+', eb.ref('excluded.scored')),
+    for (const part of chunks(rows.counts)) {
+      await trx.insertInto('counts').values(part)
+        .onConflict((oc) => oc.columns(['bot', 'width', 'at', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type']).doUpdateSet((eb) => ({
+          records: eb('counts.records', '+', eb.ref('excluded.records')),
+          entries: eb('counts.entries', '+', eb.ref('excluded.entries')),
+          ai_generated: eb('counts.ai_generated', '+', eb.ref('excluded.ai_generated')),
+          revenue: eb('counts.revenue', '+', eb.ref('excluded.revenue')),
+          score_sum: eb('counts.score_sum', '+', eb.ref('excluded.score_sum')),
+          scored: eb('counts.scored', '+', eb.ref('excluded.scored')),
         })))
         .execute();
     }
@@ -359,7 +361,10 @@ export class RecordStore {
     return this.db.transaction().execute(async (trx) => {
       const deleted = await trx.deleteFrom('records').where('occurred_at', '<', cutoff).executeTakeFirst();
       await trx.deleteFrom('entries').where('occurred_at', '<', cutoff).execute();
-      await trx.deleteFrom('hourly').where('hour', '<=', cutoff - HOUR).execute();
+      await trx.deleteFrom('counts').where((eb) => eb.or([
+        eb.and([eb('width', '=', 'h'), eb('at', '<=', cutoff - HOUR)]),
+        eb.and([eb('width', '=', 'd'), eb('at', '<=', cutoff - DAY)]),
+      ])).execute();
       await trx.deleteFrom('user_days').where('day', '<=', cutoff - DAY).execute();
       await trx.deleteFrom('user_weeks').where('week', '<=', cutoff - 7 * DAY).execute();
       await trx.deleteFrom('daily_messages').where('day', '<=', cutoff - DAY).execute();

@@ -56,6 +56,16 @@ describe('GET /api/transcript?user=ID', () => {
     ]);
   });
 
+  it('gives the latest entries with ?limit, and pages back with ?before=SEQ, counting them all in total', async () => {
+    const all = (await request(endpoint, '/api/transcript?user=ann')).body.entries.map((e: TranscriptEntry) => e.seq);
+    const latest = await request(endpoint, '/api/transcript?user=ann&limit=2');
+    expect(latest.body.total).toBe(5);
+    expect(latest.body.entries.map((e: TranscriptEntry) => e.seq)).toEqual(all.slice(3));
+    const earlier = await request(endpoint, `/api/transcript?user=ann&limit=2&before=${all[3]}`);
+    expect(earlier.body.entries.map((e: TranscriptEntry) => e.seq)).toEqual(all.slice(1, 3));
+    expect((await request(endpoint, '/api/transcript?user=ann&before=zero')).status).toBe(400);
+  });
+
   it('gives one conversation\'s entries with ?conversation=ID', async () => {
     const res = await request(endpoint, '/api/transcript?conversation=conv-a');
     expect(res.body.entries.map((e: TranscriptEntry) => e.text ?? e.event?.name)).toEqual(['I want a pizza', 'Which crust?', 'Thin', 'purchase']);

@@ -1,7 +1,8 @@
 /**
- * Reading the endpoint's JSON read side from the page, and following its live stream. The API
- * key, when the page has one, goes in an `Authorization` header, never in a URL, and is never
- * logged or shown.
+ * Reading the endpoint's JSON read side from the page, downloading its CSV and JSON exports, and
+ * following its live stream. The API key, when the page has one, goes in an `Authorization`
+ * header, never in a URL (a download too is fetched with the header, then saved from memory), and
+ * is never logged or shown.
  */
 import type { RecordsEvent } from '../../types.js';
 
@@ -28,7 +29,8 @@ export class ReadApi {
   /** @param key One of the endpoint's API keys (needed off loopback), or `null`. */
   constructor(private readonly key: string | null) {}
 
-  private url(path: string, params: Params = {}): string {
+  /** The address of a read (relative to the page, e.g. `api/users`), as a link shows it: never with the key. */
+  url(path: string, params: Params = {}): string {
     const url = new URL(path, document.baseURI);
     for (const [name, value] of Object.entries(params)) {
       if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
@@ -54,6 +56,33 @@ export class ReadApi {
       throw new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status);
     }
     return body as T;
+  }
+
+  /**
+   * Downloads a read (`format` in `params` says CSV or JSON) as a file named `fileName`. Rejects
+   * with a `ReadError` that carries the endpoint's message when it refuses.
+   */
+  async download(path: string, params: Params, fileName: string): Promise<void> {
+    let response: Response;
+    try {
+      response = await fetch(this.url(path, params), { headers: this.headers(), cache: 'no-store' });
+    } catch {
+      throw new ReadError('The endpoint does not answer. Is it still running?', 0);
+    }
+    if (!response.ok) {
+      const body: unknown = await response.json().catch(() => undefined);
+      const error = (body as { error?: unknown } | undefined)?.error;
+      throw new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status);
+    }
+    const href = URL.createObjectURL(await response.blob());
+    const link = document.createElement('a');
+    link.href = href;
+    link.download = fileName;
+    link.hidden = true;
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(href), 60_000);
   }
 
   /**

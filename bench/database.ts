@@ -1,0 +1,160 @@
+/**
+ * Measurement 6 of `npm run bench`: the endpoint on a large database (1,000,000 records by
+ * default; 100,000 with --quick). Builds the database once per size and database (a SQLite file
+ * under bench/.data/, a database of its own on the PostgreSQL server) through the store's write
+ * path, then starts `serve` on it as users do and measures: start time, memory (RSS), and the p95
+ * time of each view of the read API, with and without a date range and a bot filter.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { BIG_BOT_KEY, END, SMALL_BOT_KEY } from './lib/million.js';
+import { BUILD_DIR } from './lib/paths.js';
+import { summarize } from './lib/stats.js';
+import { startWorker } from './lib/worker.js';
+
+/** What the orchestrator lends this measurement. */
+export interface BenchContext {
+  quick: boolean;
+  log(message: string): void;
+  note(section: string, figure: string, value: string, target?: string, pass?: boolean): void;
+  results: Record<string, unknown>;
+}
+
+const DATA_DIR = fileURLToPath(new URL('./.data/', import.meta.url));
+const SERVER = process.env.TRACKING_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const DAY = 86_400_000;
+
+/** The views asked, each a few ways (all time, the last 7 and 30 days, one bot); the p95 is over all of them. */
+function views(recentUser: string): Record<string, string[]> {
+  const last = (days: number) => `from=${new Date(END - days * DAY).toISOString().slice(0, 10)}&to=${new Date(END + DAY).toISOString().slice(0, 10)}`;
+  const ways = ['', last(7), last(30), 'bot=pizza', `bot=pizza&${last(30)}`];
+  const each = (path: string) => ways.map((q) => `${path}${path.includes('?') ? '&' : '?'}${q}`);
+  return {
+    summary: each('/api/summary'),
+    timeseries: [...each('/api/timeseries?bucket=day'), ...each('/api/timeseries?bucket=hour'), '/api/timeseries?bucket=minute'],
+    // user-0 is the most active user of the long tail; the others are ordinary ones.
+    transcript: ['/api/transcript?user=user-0', '/api/transcript?user=user-0&limit=200', '/api/transcript?user=user-1', `/api/transcript?user=${recentUser}`, '/api/transcript?user=user-77'],
+    users: each('/api/users?limit=100'),
+    conversations: each('/api/conversations?limit=100'),
+    intents: each('/api/intents'),
+    'active users (day, week, month)': [...each('/api/analytics/active-users?interval=day'), ...each('/api/analytics/active-users?interval=week'), ...each('/api/analytics/active-users?interval=month')],
+    retention: each('/api/analytics/retention'),
+    sessions: each('/api/analytics/sessions'),
+    paths: each('/api/analytics/paths'),
+    funnel: each('/api/analytics/funnel?steps=Greet,OrderPizza,event:purchase'),
+    'top messages': each('/api/analytics/messages'),
+    'unhandled messages': each('/api/analytics/messages?unhandled=true'),
+    buttons: each('/api/analytics/buttons'),
+    feedback: each('/api/analytics/feedback'),
+    revenue: each('/api/analytics/revenue'),
+    search: [...each('/api/search?q=refund'), '/api/search?user=User%2033'],
+  };
+}
+
+/** Starts `serve` on `database` and resolves once it listens, with how long that took. */
+async function serveOn(database: string): Promise<{ url: string; child: ChildProcess; startMs: number }> {
+  const started = performance.now();
+  const args = [`${BUILD_DIR}serve.mjs`, 'serve', '--port', '0', '--key', `pizza=${BIG_BOT_KEY}`, '--key', `support=${SMALL_BOT_KEY}`, database.startsWith('postgres') ? '--database' : '--data', database];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TRACKING_API_KEY: '', TRACKING_API_KEYS: '', TRACKING_DATABASE_URL: '' } });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+  return { url, child, startMs: performance.now() - started };
+}
+
+/** The process's resident memory now and at its peak, in MB (Linux /proc). */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+async function timeGet(url: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return performance.now() - started;
+}
+
+async function ensurePostgresDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: SERVER });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (rows.length === 0) await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(SERVER);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Measures one database: builds it if needed, starts serve, asks every view. */
+async function measureOne(context: BenchContext, kind: 'SQLite' | 'PostgreSQL', count: number): Promise<void> {
+  const S = `6 ${kind} ${count >= 1_000_000 ? `${count / 1_000_000}M` : `${count / 1000}k`}`;
+  const database = kind === 'SQLite' ? `${DATA_DIR}million-v1-${count}.db` : await ensurePostgresDatabase(`tracking_bench_v1_${count}`);
+  const builder = await startWorker('database');
+  context.log(`6. ${kind}: preparing ${count.toLocaleString('en-US')} records (built once, then reused)`);
+  const prepared = await builder.call<{ records: number; seconds: number; built: boolean }>('prepare', { database, count });
+  await builder.stop();
+  if (prepared.built) context.note(S, 'records written through the store (one-time build)', `${prepared.records.toLocaleString('en-US')} in ${prepared.seconds.toFixed(0)} s (${Math.round(prepared.records / prepared.seconds).toLocaleString('en-US')}/s)`);
+
+  const starts: number[] = [];
+  let served = await serveOn(database);
+  starts.push(served.startMs);
+  for (let i = 0; i < (context.quick ? 1 : 2); i++) {
+    served.child.kill('SIGTERM');
+    await new Promise((resolve) => served.child.once('exit', resolve));
+    served = await serveOn(database);
+    starts.push(served.startMs);
+  }
+  const { url, child } = served;
+  try {
+    const afterStart = memoryOf(child.pid!);
+    const heavy = (await (await fetch(`${url}/api/users?limit=1`)).json()) as { users: { userId: string }[] };
+    const all = views(heavy.users[0]?.userId ?? 'user-0');
+    const rounds = context.quick ? 3 : 6;
+    const timings: Record<string, number[]> = {};
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, paths] of Object.entries(all)) {
+        for (const path of paths) (timings[name] ??= []).push(await timeGet(`${url}${path}`));
+      }
+    }
+    const memory = memoryOf(child.pid!);
+    const startTime = summarize(starts);
+    context.note(S, 'serve: start time (to listening)', `${Math.round(startTime.median)} ms`, '< 2000 ms', startTime.median < 2000);
+    context.note(S, 'serve: RSS after start / after all the queries (peak)', `${afterStart.rss.toFixed(0)} / ${memory.rss.toFixed(0)} MB (${memory.peak.toFixed(0)})`, '< 150 MB', memory.peak < 150);
+    const p95s: Record<string, number> = {};
+    for (const [name, times] of Object.entries(timings)) {
+      const sorted = [...times].sort((a, b) => a - b);
+      const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)];
+      p95s[name] = p95;
+      const goal = ['summary', 'timeseries', 'transcript'].includes(name) ? 100 : 200;
+      context.note(S, `p95 ${name} (${sorted.length} queries)`, `${p95.toFixed(1)} ms`, `< ${goal} ms`, p95 < goal);
+    }
+    context.results[`database-${kind}-${count}`] = { database: kind === 'SQLite' ? database : database.replace(/\/\/[^@]*@/, '//'), prepared, starts, afterStart, memory, p95s };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+/** Measurement 6: both databases at the benchmark's size. */
+export async function measureDatabase(context: BenchContext): Promise<void> {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const count = context.quick ? 100_000 : 1_000_000;
+  await measureOne(context, 'SQLite', count);
+  await measureOne(context, 'PostgreSQL', count);
+}

@@ -1,0 +1,233 @@
+/**
+ * Transcripts: the conversations or users (most recently active first, narrowed by the filter and
+ * an intent), a search across transcripts by text and user, and the chosen transcript as chat
+ * bubbles, with its exports.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type {
+  ConversationSummary, ConversationsResponse, IntentsResponse, SearchResponse, TranscriptEntry, TranscriptResponse, UsersResponse, UserSummary,
+} from '../../../types.js';
+import { Exports } from '../components.js';
+import { lastSeen, plural } from '../format.js';
+import { usePage, useRead, type Read } from '../hooks.js';
+import { apiFilter, filtered, type Selection } from '../state.js';
+import { Transcript } from '../transcript.js';
+
+/** One row of either list, in the same shape. */
+interface Row {
+  id: string;
+  title: string;
+  detail: string;
+  platform: string | null;
+  channel: string | null;
+  messages: number;
+  events: number;
+  lastActivity: string;
+}
+
+function Chip({ kind, children }: { kind: string; children: string }) {
+  return <span class={`chip ${kind}`} title={kind}>{children}</span>;
+}
+
+function ListRow({ row, kind, selected }: { row: Row; kind: Selection['kind']; selected: boolean }) {
+  const { navigate } = usePage();
+  return (
+    <li>
+      <button type="button" class="row" aria-current={selected ? 'true' : undefined} data-id={row.id}
+        onClick={() => navigate({ selection: { kind, id: row.id }, at: undefined })}>
+        <span class="row-head">
+          <span class="row-id" title={row.id}>{row.title}</span>
+          <time class="row-time" datetime={row.lastActivity}>{lastSeen(row.lastActivity)}</time>
+        </span>
+        <span class="row-meta">
+          <Chip kind="platform">{row.platform ?? 'scripted'}</Chip>
+          {row.channel !== null ? <Chip kind="channel">{row.channel}</Chip> : null}
+          <span class="row-count">{plural(row.messages, 'message')}</span>
+          {row.events > 0 ? <span class="row-count">{plural(row.events, 'event')}</span> : null}
+        </span>
+        <span class="row-detail">{row.detail}</span>
+      </button>
+    </li>
+  );
+}
+
+function Results({ results, more }: { results: SearchResponse['results']; more: boolean }) {
+  const { navigate, state } = usePage();
+  if (results.length === 0) return <li class="empty">No message matches. Search looks for whole words in what was said, and for a user's id or name.</li>;
+  return (
+    <>
+      {results.map((r) => (
+        <li>
+          <button type="button" class="row result" data-seq={r.seq} aria-current={state.at === r.seq ? 'true' : undefined}
+            onClick={() => navigate({ selection: { kind: 'conversation', id: r.conversationId }, at: r.seq })}>
+            <span class="row-head">
+              <span class="row-id">{r.direction === 'incoming' ? r.userName || r.userId : `bot to ${r.userName || r.userId}`}</span>
+              <time class="row-time" datetime={r.time}>{lastSeen(r.time)}</time>
+            </span>
+            <span class="result-text">{r.text ?? ''}</span>
+            <span class="row-detail">conversation {r.conversationId}{r.intent ? ` · ${r.intent.name}` : ''}</span>
+          </button>
+        </li>
+      ))}
+      {more ? <li class="list-more">More messages match: narrow the search or the filter.</li> : null}
+    </>
+  );
+}
+
+function SearchForm() {
+  const { state, navigate } = usePage();
+  const [q, setQ] = useState(state.q);
+  const [who, setWho] = useState(state.who);
+  useEffect(() => {
+    setQ(state.q);
+    setWho(state.who);
+  }, [state.q, state.who]);
+  const active = state.q !== '' || state.who !== '';
+  return (
+    <form class="search" role="search" onSubmit={(event) => {
+      event.preventDefault();
+      navigate({ q: q.trim(), who: who.trim() });
+    }}>
+      <label>Search transcripts <input type="search" name="q" value={q} placeholder="words in a message" onInput={(e) => setQ((e.target as HTMLInputElement).value)} /></label>
+      <label>User <input type="search" name="who" value={who} placeholder="id or name" onInput={(e) => setWho((e.target as HTMLInputElement).value)} /></label>
+      <div class="search-actions">
+        <button type="submit">Search</button>
+        {active ? <button type="button" class="link-button" onClick={() => navigate({ q: '', who: '' })}>Clear search</button> : null}
+      </div>
+    </form>
+  );
+}
+
+function Browse({ rows, kind, total, selected, search }: { rows: Row[] | undefined; kind: Selection['kind']; total: number; selected?: Selection; search?: Read<SearchResponse> }) {
+  const { state, navigate, api } = usePage();
+  const intents = useRead<IntentsResponse>('api/intents', { ...apiFilter(state.filter), limit: 200 });
+  const names = (intents.data?.intents ?? []).map((i) => i.name).sort();
+  const narrowed = filtered(state.filter) || state.intent !== '';
+  const noun = kind === 'conversation' ? 'conversation' : 'user';
+  return (
+    <section class="panel browse" aria-label="Conversations and users">
+      <div class="tabs" role="tablist" aria-label="List">
+        {(['conversations', 'users'] as const).map((list) => (
+          <button type="button" class="tab" role="tab" aria-selected={state.list === list} onClick={() => navigate({ list }, true)}>
+            {list === 'conversations' ? 'Conversations' : 'Users'}
+          </button>
+        ))}
+      </div>
+      <div class="list-filters">
+        <label>
+          Intent
+          <select name="intent" value={state.intent} onChange={(e) => navigate({ intent: (e.target as HTMLSelectElement).value }, true)}>
+            <option value="">All intents</option>
+            {(names.includes(state.intent) || state.intent === '' ? names : [...names, state.intent]).map((name) => <option value={name}>{name}</option>)}
+          </select>
+        </label>
+      </div>
+      <SearchForm />
+      {search ? (
+        <>
+          <p class="list-total" role="status">{search.data ? `${plural(search.data.results.length, 'message')}${search.data.more ? ' (the newest)' : ''} found` : search.error ? `Cannot search: ${search.error.message}` : 'Searching…'}</p>
+          <ul class="list results" aria-label="Messages found">{search.data ? <Results results={search.data.results} more={search.data.more} /> : null}</ul>
+        </>
+      ) : (
+        <>
+          <p class="list-total" role="status">{rows ? `${plural(total, noun)}${narrowed ? ` match${total === 1 ? 'es' : ''} the filters` : ''}` : 'Loading…'}</p>
+          <ul class="list" aria-label={kind === 'conversation' ? 'Conversations' : 'Users'}>
+            {rows?.length === 0 ? <li class="empty">{narrowed ? 'Nothing matches these filters.' : 'No records yet. Point a bot at this endpoint.'}</li> : null}
+            {rows?.map((row) => <ListRow row={row} kind={kind} selected={selected?.kind === kind && selected.id === row.id} />)}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function describe(entries: readonly TranscriptEntry[]): string {
+  const platforms = new Set<string>();
+  const channels = new Set<string>();
+  let messages = 0;
+  for (const entry of entries) {
+    platforms.add(entry.platform ?? 'scripted');
+    if (entry.channel) channels.add(entry.channel);
+    if (entry.direction !== 'event') messages++;
+  }
+  return [...platforms, ...channels, plural(messages, 'message'), plural(entries.length - messages, 'event')].join(' · ');
+}
+
+function TranscriptPanel({ subject }: { subject: Selection | undefined }) {
+  const { state, navigate, nameOf, remoteImages } = usePage();
+  const bot = state.filter.bot || undefined;
+  const params = subject ? { [subject.kind]: subject.id, bot } : {};
+  const read = useRead<TranscriptResponse>(subject ? 'api/transcript' : null, params);
+  const entries = read.data?.entries ?? [];
+  const name = subject?.kind === 'user' ? nameOf(subject.id) : undefined;
+  const title = subject ? `${subject.kind === 'conversation' ? 'Conversation' : 'User'} ${name ? `${name} (${subject.id})` : subject.id}` : 'Transcript';
+  const missing = read.error && 'status' in read.error && read.error.status === 404;
+  const withImages = entries.some((e) => e.images !== undefined);
+  return (
+    <section class="panel transcript-panel" aria-label="Transcript">
+      <header class="transcript-head">
+        <div>
+          <h2 tabIndex={-1}>{title}</h2>
+          <p class="transcript-meta">{read.data ? describe(entries) : ''}</p>
+        </div>
+        <div class="card-actions">
+          {withImages ? (
+            <button type="button" class="link-button" onClick={() => {
+              const url = new URL(location.href);
+              if (remoteImages) url.searchParams.delete('images');
+              else url.searchParams.set('images', 'remote');
+              location.assign(url.href);
+            }}>{remoteImages ? 'Hide images' : 'Load images'}</button>
+          ) : null}
+          {subject && read.data ? <Exports path="api/transcript" params={params} filter={false} file={`transcript-${subject.id.replace(/[^\w.-]+/g, '_').slice(0, 60)}`} what="this transcript" /> : null}
+          {state.at !== undefined ? <button type="button" class="link-button" onClick={() => navigate({ at: undefined }, true)}>Unmark</button> : null}
+        </div>
+      </header>
+      {!subject ? <p class="empty pad">Choose a conversation or a user.</p>
+        : missing ? <p class="empty pad">Nothing recorded for this {subject.kind} yet.</p>
+        : read.error && !read.data ? <p class="empty pad error">Cannot read the transcript: {read.error.message}</p>
+        : <Transcript entries={entries} subject={`${subject.kind}:${subject.id}`} at={state.at} />}
+    </section>
+  );
+}
+
+function conversationRow(c: ConversationSummary, nameOf: (id: string, bot?: string) => string | undefined): Row {
+  const users = c.userIds.map((id) => {
+    const name = nameOf(id, c.bot);
+    return name ? `${name} (${id})` : id;
+  });
+  return {
+    id: c.conversationId, title: c.conversationId, platform: c.platform, channel: c.channel, messages: c.messages, events: c.events, lastActivity: c.lastActivity,
+    detail: `${users.length === 1 ? `user ${users[0]}` : plural(users.length, 'user')}${c.botName ? ` · ${c.botName}` : ''}`,
+  };
+}
+
+function userRow(u: UserSummary): Row {
+  return {
+    id: u.userId, title: u.name ? `${u.name} (${u.userId})` : u.userId || '(no user id)', platform: u.platform, channel: u.channel, messages: u.messages, events: u.events, lastActivity: u.lastActivity,
+    detail: `${plural(u.conversations, 'conversation')}${u.botName ? ` · ${u.botName}` : ''}`,
+  };
+}
+
+/** The Transcripts view. */
+export function ConversationsView() {
+  const { state, nameOf } = usePage();
+  const kind: Selection['kind'] = state.list === 'users' ? 'user' : 'conversation';
+  const filter = { ...apiFilter(state.filter), intent: state.intent || undefined, limit: 200 };
+  const conversations = useRead<ConversationsResponse>(kind === 'conversation' ? 'api/conversations' : null, filter);
+  const users = useRead<UsersResponse>(kind === 'user' ? 'api/users' : null, filter);
+  const searching = state.q !== '' || state.who !== '';
+  const search = useRead<SearchResponse>(searching ? 'api/search' : null, { ...apiFilter(state.filter), q: state.q || undefined, user: state.who || undefined, limit: 100 });
+  const rows = kind === 'conversation'
+    ? conversations.data?.conversations.map((c) => conversationRow(c, nameOf))
+    : users.data?.users.map(userRow);
+  const total = (kind === 'conversation' ? conversations.data?.total : users.data?.total) ?? 0;
+  // Until one is chosen, show the most recently active one of the list.
+  const subject = state.selection ?? (rows?.[0] ? { kind, id: rows[0].id } : undefined);
+  return (
+    <div class="workspace">
+      <Browse rows={rows} kind={kind} total={total} selected={subject} search={searching ? search : undefined} />
+      <TranscriptPanel subject={subject} />
+    </div>
+  );
+}

@@ -1,0 +1,145 @@
+/**
+ * Users: active users per day, week or month (new and returning), weekly retention cohorts as a
+ * heat map, and sessions (how many, how long, how many messages each, per day).
+ */
+import { useMemo } from 'preact/hooks';
+import type { ActiveUsersResponse, ActivityInterval, RetentionResponse, SessionsResponse } from '../../../types.js';
+import { barOption, COLORS } from '../charts.js';
+import { Card, ChartCard, DataTable, Empty, Exports, Kpi, pending, Segmented } from '../components.js';
+import { bucketLabel, count, duration, percent } from '../format.js';
+import { usePage, useRead } from '../hooks.js';
+import { apiFilter } from '../state.js';
+
+const INTERVALS: { value: ActivityInterval; label: string }[] = [
+  { value: 'day', label: 'Day' },
+  { value: 'week', label: 'Week' },
+  { value: 'month', label: 'Month' },
+];
+
+const PERIOD: Record<ActivityInterval, string> = { day: 'Day', week: 'Week of', month: 'Month' };
+
+function ActiveUsers() {
+  const { state, navigate } = usePage();
+  const { interval } = state;
+  const read = useRead<ActiveUsersResponse>('api/analytics/active-users', { ...apiFilter(state.filter), interval });
+  const points = read.data?.points ?? [];
+  const option = useMemo(() => {
+    const labels = points.length <= 16;
+    const chart = barOption({
+      categories: points.map((p) => bucketLabel(p.start, interval)),
+      series: [
+        { name: 'New', data: points.map((p) => p.new), color: COLORS.accent, stack: 'users' },
+        { name: 'Returning', data: points.map((p) => p.returning), color: COLORS.soft, stack: 'users' },
+      ],
+    });
+    // The total on top of each column.
+    if (labels && Array.isArray(chart.series)) {
+      chart.series[1] = { ...chart.series[1], label: { show: true, position: 'top', color: COLORS.text, fontSize: 11, formatter: (p: { dataIndex: number }) => String(points[p.dataIndex]?.active ?? '') } } as never;
+    }
+    return chart;
+  }, [read.data]);
+  return (
+    <ChartCard
+      title="Active users"
+      name="active-users"
+      read={read}
+      option={option}
+      controls={<Segmented label="Active users per" value={interval} options={INTERVALS} onChange={(value) => navigate({ interval: value }, true)} />}
+      exports={<Exports path="api/analytics/active-users" params={{ interval }} file={`active-users-${interval}`} what="active users" />}
+      table={{
+        caption: `Active users per ${interval}: new and returning`,
+        columns: [PERIOD[interval], { label: 'Active', numeric: true }, { label: 'New', numeric: true }, { label: 'Returning', numeric: true }],
+        rows: points.map((p) => [bucketLabel(p.start, interval), count(p.active), count(p.new), count(p.returning)]),
+      }}
+      empty="No users in this range."
+    />
+  );
+}
+
+/** The colour step of a retention cell: 0 to 10. */
+function heat(share: number): number {
+  return Math.round(Math.max(0, Math.min(1, share)) * 10);
+}
+
+function Retention() {
+  const { state } = usePage();
+  const read = useRead<RetentionResponse>('api/analytics/retention', apiFilter(state.filter));
+  const cohorts = read.data?.cohorts ?? [];
+  const weeks = Array.from({ length: 8 }, (_, i) => i + 1);
+  return (
+    <Card title="Retention by weekly cohort" name="retention" wide actions={<Exports path="api/analytics/retention" file="retention" what="retention cohorts" />}>
+      {pending(read) ?? (cohorts.length === 0 ? <Empty>No new users in this range.</Empty> : (
+        <div class="table-scroll" data-table="retention">
+          <table class="data-table heatmap">
+            <caption class="sr-only">Share of each week's new users who came back in the weeks after</caption>
+            <thead>
+              <tr>
+                <th scope="col">First seen, week of</th>
+                <th scope="col" class="num">Users</th>
+                {weeks.map((w) => <th scope="col" class="num">Week {w}</th>)}
+              </tr>
+            </thead>
+            <tbody>
+              {cohorts.map((c) => (
+                <tr data-cohort={c.week.slice(0, 10)}>
+                  <th scope="row">{bucketLabel(c.week, 'week')}</th>
+                  <td class="num">{count(c.users)}</td>
+                  {c.returned.map((share, i) => (share === null
+                    ? <td class="num cell future" data-week={i + 1}><span class="sr-only">not yet</span></td>
+                    : <td class={`num cell heat-${heat(share)}`} data-week={i + 1}>{percent(share)}</td>))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ))}
+      <p class="card-note">Week 1 is the week after the one the users were first seen in; an empty cell is a week that has not ended.</p>
+    </Card>
+  );
+}
+
+function Sessions() {
+  const { state } = usePage();
+  const read = useRead<SessionsResponse>('api/analytics/sessions', apiFilter(state.filter));
+  const data = read.data;
+  const perDay = data?.perDay ?? [];
+  const option = useMemo(() => barOption({
+    categories: perDay.map((d) => bucketLabel(d.start)),
+    series: [{ name: 'Sessions', data: perDay.map((d) => d.sessions), color: COLORS.accent }],
+  }), [read.data]);
+  return (
+    <>
+      <Card title="Sessions" name="session-figures" actions={<Exports path="api/analytics/sessions" file="sessions" what="sessions" />}>
+        {pending(read) ?? (
+          <div class="kpis">
+            <Kpi name="sessions" label="sessions" value={count(data!.sessions)} hint={`${count(data!.users)} users`} />
+            <Kpi name="messages-per-session" label="messages per session" value={data!.messagesPerSession.toLocaleString(undefined, { maximumFractionDigits: 1 })} />
+            <Kpi name="average-length" label="average length" value={duration(data!.averageLengthSeconds)} />
+            <Kpi name="median-length" label="median length" value={duration(data!.medianLengthSeconds)} />
+          </div>
+        )}
+        <p class="card-note">A session is one user in one conversation, with no gap over 30 minutes.</p>
+      </Card>
+      <ChartCard
+        title="Sessions per day"
+        name="sessions"
+        read={read}
+        option={option}
+        table={{ caption: 'Sessions started each day', columns: ['Day', { label: 'Sessions', numeric: true }], rows: perDay.map((d) => [bucketLabel(d.start), count(d.sessions)]) }}
+        exports={<Exports path="api/analytics/sessions" file="sessions-per-day" what="sessions per day" />}
+        empty="No sessions in this range."
+      />
+    </>
+  );
+}
+
+/** The Users view. */
+export function UsersView() {
+  return (
+    <div class="grid">
+      <ActiveUsers />
+      <Sessions />
+      <Retention />
+    </div>
+  );
+}
