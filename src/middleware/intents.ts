@@ -1,6 +1,7 @@
 /**
  * Intents from recognizer results: the top intent becomes the intent's name, the entities its
- * inputs. Works with LUIS, CLU, Orchestrator or any recognizer that returns a `RecognizerResult`.
+ * inputs, followed by the recognizer's confidence (`score`). Works with LUIS, CLU, Orchestrator or
+ * any recognizer that returns a `RecognizerResult`.
  */
 import type { ActivityLike, RecognizerResultLike } from './sdk-types.js';
 import type { Intent, IntentInput } from '../protocol/index.js';
@@ -78,7 +79,8 @@ export function inputsFromEntities(entities: unknown): IntentInput[] {
 
 /**
  * The intent of a recognizer result: the highest-scoring intent (the first one on a tie) as the
- * name, the entities as inputs (see `inputsFromEntities`). A top intent in `options.noneIntents`
+ * name, the entities as inputs (see `inputsFromEntities`) followed by `score`, the recognizer's
+ * confidence (the endpoint averages it per intent). A top intent in `options.noneIntents`
  * (default `None`) or scoring below `options.minScore` becomes `NotHandled`, with inputs
  * `topIntent` (the recognizer's name) and `score` before the entities. Returns `undefined` when
  * there is no intent. Never throws.
@@ -86,7 +88,7 @@ export function inputsFromEntities(entities: unknown): IntentInput[] {
  * @example
  * intentFromRecognizerResult({ text: 'to Paris', intents: { BookFlight: { score: 0.9 } },
  *   entities: { city: ['paris'], $instance: { city: [{ text: 'Paris' }] } } })
- * // → { name: 'BookFlight', inputs: [{ name: 'city', value: 'Paris' }] }
+ * // → { name: 'BookFlight', inputs: [{ name: 'city', value: 'Paris' }, { name: 'score', value: '0.9' }] }
  */
 export function intentFromRecognizerResult(result: RecognizerResultLike, options: IntentFromRecognizerOptions = {}): Intent | undefined {
   if (!isRecognizerResult(result)) return undefined;
@@ -105,7 +107,8 @@ export function intentFromRecognizerResult(result: RecognizerResultLike, options
   if (topScore < (options.minScore ?? 0) || (options.noneIntents ?? DEFAULT_NONE_INTENTS).includes(top)) {
     return { name: NOT_HANDLED, inputs: [{ name: 'topIntent', value: top }, { name: 'score', value: String(topScore) }, ...inputs] };
   }
-  return { name: top, inputs };
+  // The recognizer's confidence goes last, so the endpoint can show each intent's average.
+  return { name: top, inputs: [...inputs, { name: 'score', value: String(topScore) }] };
 }
 
 /**

@@ -59,7 +59,7 @@ export function turnTracking(context: TurnContextLike): TurnTracking {
 
 /**
  * Attaches an intent to the turn's incoming record: an `Intent`, just its name, or a
- * recognizer's result (its top intent and entities, see `intentFromRecognizerResult`). Call it
+ * recognizer's result (its top intent, entities and score, see `intentFromRecognizerResult`). Call it
  * before the bot's first reply: the incoming record is queued at the first outgoing message.
  * An explicit intent wins over one picked up from a recognizer's trace; a later call replaces
  * an earlier one.

@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { Activity } from '@microsoft/agents-activity';
 import { ActivityHandler, authorizeJWT, CloudAdapter, getAuthConfigWithDefaults, type AgentApplication, type TurnContext, type TurnState } from '@microsoft/agents-hosting';
 import { setOutgoingIntent, TrackingMiddleware, type TrackingMiddlewareOptions } from '../../src/index.js';
+import { transcriptEntries } from '../../src/endpoint/index.js';
+import type { StoredRecord } from '../../src/endpoint/types.js';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -250,6 +252,42 @@ describe('an AgentApplication on the Agents SDK over HTTP', () => {
       ['universal', { type: 'customEvent', name: 'feedback', userId: 'user-1', conversationId: 'conv-1', extraInfo: { reaction: 'like', feedbackText: 'Spot on, thanks', replyToId: reply.id } }],
       ['universal', { type: 'customEvent', name: 'feedback', userId: 'user-1', conversationId: 'conv-1', extraInfo: { reaction: 'dislike', replyToId: reply.id } }],
     ]);
+  });
+
+  it("a reply's platformJson.id is the id the channel service answered for it, and Teams feedback on that reply names the same id", async () => {
+    const { url } = await startAgent();
+    const hours = activity({ text: 'hours' });
+    const other = activity({ text: 'what is this' });
+    await post(url, hours);
+    await post(url, other);
+    // What the channel service answered for each reply.
+    expect(channel.sent.map((s) => s.id)).toEqual(['channel-msg-1', 'channel-msg-2']);
+    // Teams sends the rated reply's id (the one the channel gave it) as the invoke's replyToId.
+    await post(url, activity({ type: 'invoke', name: 'message/submitAction', text: undefined, replyToId: 'channel-msg-1', value: { actionName: 'feedback', actionValue: { reaction: 'like', feedback: '' } } }));
+    const records = await h.records();
+    expect(records.map((r) => [r.type, r.body.platformJson?.id, r.body.extraInfo?.replyToId])).toEqual([
+      ['incoming', hours.id, undefined],
+      ['outgoing', 'channel-msg-1', undefined],
+      ['incoming', other.id, undefined],
+      ['outgoing', 'channel-msg-2', undefined],
+      ['event', undefined, 'channel-msg-1'],
+    ]);
+    // Read back as the endpoint reads them, the feedback names the reply it rates, and only that one.
+    const entries = records.map((record, i) => transcriptEntries({ seq: i + 1, receivedAt: '2026-05-01T10:00:00.000Z', platform: record.platform, platformKind: 'universal', type: record.type, body: record.body } as unknown as StoredRecord)[0]);
+    const feedback = entries.find((e) => e.event?.name === 'feedback');
+    const rated = entries.filter((e) => e.direction === 'outgoing' && e.activityId === feedback?.event?.extraInfo?.replyToId);
+    expect(rated.map((e) => e.text)).toEqual(['We are open from 11:00 to 22:00 every day [1].']);
+  });
+
+  it("an agent's reply with an id of its own goes out without it (the SDK drops it), and its record has the channel's id", async () => {
+    const { agent, url } = await startAgent();
+    agent.onMessage('stamped', async (context: TurnContext) => {
+      await context.sendActivity(Activity.fromObject({ type: 'message', id: 'agent-own-id', text: 'Stamped.' }));
+    }, undefined, 0);
+    await post(url, activity({ text: 'stamped' }));
+    const [, outgoing] = await h.records();
+    expect(channel.sent.map((s) => [s.id, s.activity.id])).toEqual([['channel-msg-1', undefined]]);
+    expect(outgoing.body.platformJson).toMatchObject({ text: 'Stamped.', id: 'channel-msg-1' });
   });
 
   it('trackFeedback: false records no feedback event', async () => {

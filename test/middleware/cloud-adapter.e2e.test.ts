@@ -125,7 +125,7 @@ describe('a CloudAdapter bot over HTTP', () => {
     await post(bot.url, activity({ text: 'blah' }));
     const records = await h.records();
     expect(records.map((r) => [r.type, r.body.text, r.body.intent])).toEqual([
-      ['incoming', 'book a flight to New York tomorrow', { name: 'BookFlight', inputs: [{ name: 'city', value: 'New York' }, { name: 'date', value: 'tomorrow' }] }],
+      ['incoming', 'book a flight to New York tomorrow', { name: 'BookFlight', inputs: [{ name: 'city', value: 'New York' }, { name: 'date', value: 'tomorrow' }, { name: 'score', value: '0.9' }] }],
       ['outgoing', 'Booking a flight to New York for tomorrow.', undefined],
       // The recognizer's None (0.1, also below minIntentScore): not understood.
       ['incoming', 'blah', { name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'None' }, { name: 'score', value: '0.1' }] }],

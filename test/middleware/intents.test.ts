@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Activity, RecognizerResult, TurnContext } from 'botbuilder';
 import { intentFromRecognizerResult, setIntent, setOutgoingIntent } from '../../src/middleware/index.js';
-import { recognizerResultOfClu } from '../../src/middleware/intents.js';
+import { recognizerResultOfClu, type IntentSource } from '../../src/middleware/intents.js';
+import { transcriptEntries } from '../../src/endpoint/index.js';
+import type { StoredRecord } from '../../src/endpoint/types.js';
 import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
@@ -24,7 +26,10 @@ const flight: RecognizerResult = {
     },
   },
 };
-const flightIntent = { name: 'BookFlight', inputs: [{ name: 'city', value: 'New York' }, { name: 'datetime', value: 'tomorrow' }] };
+/** The entities of `flight` as intent inputs, with the text the user typed. */
+const flightEntities = [{ name: 'city', value: 'New York' }, { name: 'datetime', value: 'tomorrow' }];
+/** The intent recorded for `flight`: its entities, then the recognizer's confidence in BookFlight. */
+const flightIntent = { name: 'BookFlight', inputs: [...flightEntities, { name: 'score', value: '0.92' }] };
 
 /** The trace LuisRecognizer sends each turn. */
 function luisTrace(result: RecognizerResult): Partial<Activity> {
@@ -39,10 +44,10 @@ describe('intentFromRecognizerResult', () => {
   it('records a top intent below minScore as NotHandled, keeping the recognizer\'s intent and score before the entities', () => {
     const below = intentFromRecognizerResult(flight, { minScore: 0.95 });
     expect(below?.name).toBe('NotHandled');
-    expect(below?.inputs.slice(0, 2)).toEqual([{ name: 'topIntent', value: 'BookFlight' }, { name: 'score', value: String(flight.intents.BookFlight.score) }]);
-    expect(below?.inputs.slice(2)).toEqual(intentFromRecognizerResult(flight)?.inputs);
+    // The score comes once, second, and the entities follow: no score after them.
+    expect(below?.inputs).toEqual([{ name: 'topIntent', value: 'BookFlight' }, { name: 'score', value: '0.92' }, ...flightEntities]);
     // At the threshold exactly, the intent stands.
-    expect(intentFromRecognizerResult(flight, { minScore: flight.intents.BookFlight.score })?.name).toBe('BookFlight');
+    expect(intentFromRecognizerResult(flight, { minScore: 0.92 })?.name).toBe('BookFlight');
   });
 
   it('records LUIS\'s and CLU\'s None, or the noneIntents given, as NotHandled', () => {
@@ -61,10 +66,10 @@ describe('intentFromRecognizerResult', () => {
       entities: [{ category: 'Size', text: 'large', offset: 8, length: 5, confidenceScore: 1 }, { category: 'Topping', text: 'ham', offset: 20, length: 3, confidenceScore: 1 }],
     };
     const result = recognizerResultOfClu(prediction, 'I want a large pizza with ham');
-    expect(intentFromRecognizerResult(result)).toEqual({ name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }, { name: 'Topping', value: 'ham' }] });
+    expect(intentFromRecognizerResult(result)).toEqual({ name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }, { name: 'Topping', value: 'ham' }, { name: 'score', value: '0.93' }] });
     // An orchestration project: intents keyed by name.
     const orchestration = recognizerResultOfClu({ topIntent: 'Pizza', projectKind: 'Orchestration', intents: { Pizza: { confidenceScore: 0.7, targetProjectKind: 'Conversation' }, None: { confidenceScore: 0.1 } } });
-    expect(intentFromRecognizerResult(orchestration)).toEqual({ name: 'Pizza', inputs: [] });
+    expect(intentFromRecognizerResult(orchestration)).toEqual({ name: 'Pizza', inputs: [{ name: 'score', value: '0.7' }] });
   });
 
   it('reads a CLU orchestration project that routed to a conversation project: the nested prediction\'s intent and entities', () => {
@@ -80,13 +85,14 @@ describe('intentFromRecognizerResult', () => {
     };
     const result = recognizerResultOfClu(routed);
     expect(result.text).toBe('two large pizzas');
-    expect(intentFromRecognizerResult(result)).toEqual({ name: 'OrderPizza', inputs: [{ name: 'Quantity', value: 'two' }, { name: 'Size', value: 'large' }] });
+    // The score is the nested prediction's confidence in OrderPizza, not the route's (0.88).
+    expect(intentFromRecognizerResult(result)).toEqual({ name: 'OrderPizza', inputs: [{ name: 'Quantity', value: 'two' }, { name: 'Size', value: 'large' }, { name: 'score', value: '0.95' }] });
     // Without topIntent, the highest confidence decides the route.
     const { topIntent: _top, ...noTop } = routed;
     expect(intentFromRecognizerResult(recognizerResultOfClu(noTop))?.name).toBe('OrderPizza');
     // A route to question answering keeps the orchestration's own intent.
     const toFaq = { ...routed, topIntent: 'FaqProject', intents: { ...routed.intents, FaqProject: { ...routed.intents.FaqProject, confidenceScore: 0.9 } } };
-    expect(intentFromRecognizerResult(recognizerResultOfClu(toFaq))).toEqual({ name: 'FaqProject', inputs: [] });
+    expect(intentFromRecognizerResult(recognizerResultOfClu(toFaq))).toEqual({ name: 'FaqProject', inputs: [{ name: 'score', value: '0.9' }] });
   });
 
   it('makes one input per value of an entity array, and uses JSON for values without instance text', () => {
@@ -96,7 +102,17 @@ describe('intentFromRecognizerResult', () => {
       { name: 'topping', value: 'ham' },
       { name: 'size', value: '{"value":"large"}' },
       { name: 'count', value: '2' },
+      { name: 'score', value: '1' },
     ]);
+  });
+
+  it("puts the recognizer's confidence in the top intent last, as one `score` input after the entities", () => {
+    const intent = intentFromRecognizerResult(flight);
+    expect(intent?.inputs.map((input) => input.name)).toEqual(['city', 'datetime', 'score']);
+    expect(intent?.inputs.at(-1)).toEqual({ name: 'score', value: '0.92' });
+    // The top intent's score, not another intent's; written as the recognizer gave it.
+    const close = { text: 'x', intents: { Cancel: { score: 0.3 }, Refund: { score: 0.623456789 } }, entities: { order: ['A-17'] } };
+    expect(intentFromRecognizerResult(close)).toEqual({ name: 'Refund', inputs: [{ name: 'order', value: 'A-17' }, { name: 'score', value: '0.623456789' }] });
   });
 
   it('gives no intent for a result without intents', () => {
@@ -107,12 +123,12 @@ describe('intentFromRecognizerResult', () => {
 describe('intent placement', () => {
   it('puts the intent at the root of a generic incoming record', async () => {
     const adapter = adapterWith(h, async (ctx) => {
-      setIntent(ctx, flightIntent);
+      setIntent(ctx, { name: 'BookFlight', inputs: flightEntities });
       await ctx.sendActivity('booking');
     });
     await send(adapter, userMessage({ text: flight.text }));
     const [incoming, outgoing] = await h.records();
-    expect(incoming.body.intent).toEqual(flightIntent);
+    expect(incoming.body.intent).toEqual({ name: 'BookFlight', inputs: [{ name: 'city', value: 'New York' }, { name: 'datetime', value: 'tomorrow' }] });
     expect(outgoing.body).not.toHaveProperty('intent');
   });
 
@@ -137,10 +153,25 @@ describe('intent placement', () => {
 });
 
 describe('setIntent and setOutgoingIntent', () => {
-  it('setIntent with a recognizer result records its top intent and entities', async () => {
+  it('setIntent with a recognizer result records its top intent, entities and score', async () => {
     const adapter = adapterWith(h, async (ctx) => void setIntent(ctx, flight));
     await send(adapter, userMessage({ text: flight.text }));
     expect((await h.records())[0].body.intent).toEqual(flightIntent);
+  });
+
+  it("only a recognizer result gets a score: setIntent('Name') and setIntent({ name, inputs }) are recorded as given", async () => {
+    const given: IntentSource[] = [flight, 'Greeting', { name: 'BookFlight', inputs: [{ name: 'city', value: 'New York' }] }];
+    const adapter = adapterWith(h, async (ctx) => void setIntent(ctx, given[Number(ctx.activity.text)]));
+    for (const index of given.keys()) await send(adapter, userMessage({ text: String(index) }));
+    const records = await h.records();
+    expect(records.map((r) => r.body.intent)).toEqual([
+      { name: 'BookFlight', inputs: [{ name: 'city', value: 'New York' }, { name: 'datetime', value: 'tomorrow' }, { name: 'score', value: '0.92' }] },
+      { name: 'Greeting', inputs: [] },
+      { name: 'BookFlight', inputs: [{ name: 'city', value: 'New York' }] },
+    ]);
+    // The endpoint reads the score as the intent's confidence; an intent without one has none.
+    const scores = records.map((record, i) => transcriptEntries({ seq: i + 1, receivedAt: '2026-05-01T10:00:00.000Z', platform: record.platform, platformKind: 'universal', type: record.type, body: record.body } as unknown as StoredRecord)[0].intentScore);
+    expect(scores).toEqual([0.92, undefined, undefined]);
   });
 
   it('setIntent after the first reply is too late: it returns false and the incoming record has no intent', async () => {
@@ -201,7 +232,7 @@ describe('recognizer traces', () => {
     await send(adapter, userMessage({ text: 'no idea' }));
     const incoming = (await h.records()).filter((r) => r.type === 'incoming').map((r) => r.body.intent);
     expect(incoming).toEqual([
-      { name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }] },
+      { name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }, { name: 'score', value: '0.91' }] },
       { name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'None' }, { name: 'score', value: '0.7' }] },
     ]);
   });
@@ -215,7 +246,8 @@ describe('recognizer traces', () => {
     });
     for (const index of values.keys()) await send(adapter, userMessage({ text: String(index) }));
     const intents = (await h.records()).map((r) => r.body.intent);
-    expect(intents).toEqual(values.map(() => ({ name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }] })));
+    // The orchestration's score is the nested prediction's (0.91), not the route's (0.9).
+    expect(intents).toEqual(values.map(() => ({ name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }, { name: 'score', value: '0.91' }] })));
   });
 
   it('records the intent an LLM router chose, set with setIntent from its tool call', async () => {
@@ -246,7 +278,7 @@ describe('recognizer traces', () => {
       await ctx.sendActivity({ type: 'trace', name: 'OrchestratorRecognizer', value: { text: 'hi', intents: { Greeting: { score: 0.8 } }, entities: {} } });
     });
     await send(adapter, userMessage({ text: 'hi' }));
-    expect((await h.records())[0].body.intent).toEqual({ name: 'Greeting', inputs: [] });
+    expect((await h.records())[0].body.intent).toEqual({ name: 'Greeting', inputs: [{ name: 'score', value: '0.8' }] });
   });
 
   it('an explicit setIntent wins over a recognizer trace, whichever comes first', async () => {
