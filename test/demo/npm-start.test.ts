@@ -20,7 +20,7 @@ it('`npm start` plays the scripted conversation through an AgentApplication on t
   // Everything was delivered, nothing lost.
   expect(stdout).toMatch(/Tracking: 21 records delivered, 0 given up, 0 dropped\./);
   // The transcripts show intents from the recognizer, the card's buttons and image, the click and the revenue event.
-  expect(stdout).toContain('intent: OrderPizza (pizza=pepperoni, size=large)');
+  expect(stdout).toContain('intent: OrderPizza (pizza=pepperoni, size=large, score=0.9)');
   expect(stdout).toContain('intent: NotHandled');
   expect(stdout).toMatch(/buttons: \[order margherita\] margherita \(9\.50 EUR\)/);
   expect(stdout).toContain('images: https://example.com/images/margherita.png');

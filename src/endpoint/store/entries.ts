@@ -138,9 +138,11 @@ function numberOf(value: unknown): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** The recognizer's confidence, when the intent's inputs carry it (`score`, as the middleware records it). */
+/** The recognizer's confidence, when the intent's inputs carry it: the last `score` input (the middleware puts it after the entities). */
 function scoreOf(intent: EntryIntent | undefined): number | undefined {
-  return numberOf(intent?.inputs.find((input) => input.name === 'score')?.value);
+  const inputs = intent?.inputs ?? [];
+  for (let i = inputs.length - 1; i >= 0; i--) if (inputs[i].name === 'score') return numberOf(inputs[i].value);
+  return undefined;
 }
 
 /** A currency code (`EUR`, `usd`) as given, upper-cased: three letters, else `undefined`. */
