@@ -201,7 +201,9 @@ describe('SQLite', () => {
   });
 
   it('answers 503 with Retry-After on a full disk, stores nothing it refused, and takes records again once there is room', async () => {
-    const endpoint = await start({ database: join(folder.dir, `full-${Math.random().toString(36).slice(2)}.db`) });
+    const database = join(folder.dir, `full-${Math.random().toString(36).slice(2)}.db`);
+    const endpoint = await start({ database });
+    let stored = 0;
     try {
       const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(endpoint.store.db);
       // The database may not grow past what it holds now: as when the disk is full (SQLITE_FULL).
@@ -215,9 +217,17 @@ describe('SQLite', () => {
       expect((await endpoint.store.records({ limit: 100 })).map((r) => r.seq)).toEqual(acknowledged);
       await sql.raw('pragma max_page_count = 1073741823').execute(endpoint.store.db);
       expect((await track(endpoint, Q.universalIn, message('u1', 'room again'))).status).toBe(200);
-      expect(await endpoint.store.count()).toBe(acknowledged.length + 1);
+      stored = await endpoint.store.count();
+      expect(stored).toBe(acknowledged.length + 1);
     } finally {
       await endpoint.close();
+    }
+    // What a restart finds is exactly what was acknowledged: no refused record turns up later.
+    const again = await start({ database });
+    try {
+      expect(await again.store.count()).toBe(stored);
+    } finally {
+      await again.close();
     }
   });
 });
