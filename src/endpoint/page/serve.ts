@@ -1,8 +1,14 @@
 /**
  * Serving the page: `GET /` answers browsers with the page and everything else with the JSON
- * index; `GET /page/app.js` and `/page/app.css` are its files. Every answer carries a
- * Content-Security-Policy that allows only this endpoint's own script, style and reads (no
- * inline script, nothing remote), and `X-Content-Type-Options: nosniff`.
+ * index; `GET /page/app.js` and `/page/app.css` are its files (gzip-compressed for clients that
+ * take it). Every answer carries a Content-Security-Policy that allows only this endpoint's own
+ * script, style and reads (no inline script, nothing remote), and `X-Content-Type-Options: nosniff`.
+ *
+ * The policy allows no inline style either (`style-src 'self'`). The page's charts (Apache
+ * ECharts, SVG renderer) and components set styles only through the DOM's style object
+ * (`element.style.…`, `style.cssText`), which a policy does not govern; they never write a `style`
+ * attribute in markup or a `<style>` element, and chart tooltips are built as DOM nodes rather
+ * than HTML strings. The browser tests check that no policy violation happens.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson, type Headers } from '../http/respond.js';
@@ -55,15 +61,30 @@ function sendHtml(res: ServerResponse, status: number, html: string, remoteImage
   res.end(body);
 }
 
+/** True when the client takes gzip (`Accept-Encoding: gzip`, not with `q=0`). */
+function takesGzip(req: IncomingMessage): boolean {
+  const accept = String(req.headers['accept-encoding'] ?? '').toLowerCase();
+  return accept.split(',').some((part) => {
+    const [coding, ...params] = part.trim().split(';').map((p) => p.trim());
+    return (coding === 'gzip' || coding === '*') && !params.some((p) => /^q=0(\.0*)?$/.test(p));
+  });
+}
+
 function sendAsset(req: IncomingMessage, res: ServerResponse, asset: PageAsset): void {
-  const headers = { 'Content-Type': asset.contentType, 'Cache-Control': 'no-cache', ETag: asset.etag, ...securityHeaders() };
-  if (req.headers['if-none-match'] === asset.etag) {
+  const gzip = takesGzip(req);
+  const etag = gzip ? asset.gzipEtag : asset.etag;
+  const headers = {
+    'Content-Type': asset.contentType, 'Cache-Control': 'no-cache', ETag: etag, Vary: 'Accept-Encoding',
+    ...(gzip ? { 'Content-Encoding': 'gzip' } : {}), ...securityHeaders(),
+  };
+  if (req.headers['if-none-match'] === etag) {
     res.writeHead(304, headers);
     res.end();
     return;
   }
-  res.writeHead(200, { ...headers, 'Content-Length': asset.body.length });
-  res.end(asset.body);
+  const body = gzip ? asset.gzip : asset.body;
+  res.writeHead(200, { ...headers, 'Content-Length': body.length });
+  res.end(body);
 }
 
 /**

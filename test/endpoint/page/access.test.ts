@@ -2,6 +2,7 @@
  * The page on an endpoint that listens beyond loopback, in a real headless Chromium: it asks
  * for one of the endpoint's keys, then reads with it as a bearer header, never in a URL.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { TrackingClient } from '../../../src/client/index.js';
@@ -41,16 +42,29 @@ it('asks for a key, then shows the data, sending the key as a bearer header and 
   expect(first?.status()).toBe(401);
   await page.getByLabel('API key').fill(KEY);
   await page.getByRole('button', { name: 'Open' }).click();
+  await page.locator('[data-table="active-users"] tbody tr').first().waitFor({ state: 'attached' });
+  await page.locator('.live[data-status="live"]').waitFor();
+  await page.locator('.views a[data-view="conversations"]').click();
   await page.locator('.row[data-id="remote-user"]').waitFor();
   await page.locator('.entry.incoming .text', { hasText: 'hello from afar' }).waitFor();
-  await page.locator('.live[data-status="live"]').waitFor();
+
+  // An export is read with the key in a header too, and saved from memory.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download this transcript as CSV' }).click()]);
+  expect(download.suggestedFilename()).toBe('transcript-remote-user.csv');
+  expect(await readFile(await download.path(), 'utf8')).toContain('hello from afar');
 
   const reads = watched.requests.filter((url) => new URL(url).pathname.startsWith('/api/'));
   expect(reads.length).toBeGreaterThanOrEqual(5);
+  expect(reads.some((url) => url.includes('/api/transcript?') && url.includes('format=csv'))).toBe(true);
   expect(reads.filter((url) => url.includes(KEY))).toEqual([]);
   expect(new Set(authorization)).toEqual(new Set([`Bearer ${KEY}`]));
-  // The page itself was asked for with the key, and nothing else was.
+  // The page itself was asked for with the key, and nothing else was; no link the page wrote holds
+  // it (the views' links are #hashes within the page; the exports' are /api/… addresses).
   expect(watched.requests.filter((url) => url.includes(KEY))).toEqual([`${origin}/?key=${KEY}`]);
+  const hrefs = await page.locator('a[href]').evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? ''));
+  expect(hrefs.filter((href) => href.startsWith('#view='))).toHaveLength(6);
+  expect(hrefs.filter((href) => href.includes('/api/transcript?'))).toHaveLength(2);
+  expect(hrefs.filter((href) => href.includes(KEY))).toEqual([]);
   expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([]);
 });
 

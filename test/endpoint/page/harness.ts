@@ -1,8 +1,10 @@
 /**
- * What the page tests need: an endpoint on 127.0.0.1 with a temp data file holding the demo's
- * records (the demo's pizza agent on the Agents SDK's CloudAdapter, tracked by a real TrackingClient), and a
- * headless Chromium page that fails the test on any dialog, script error, console error or
- * request that leaves the endpoint.
+ * What the page tests need: an endpoint on 127.0.0.1 with a temp database holding the demo's
+ * records (the demo's pizza agent on the Agents SDK's CloudAdapter, tracked by a real
+ * TrackingClient) or the generated dataset with known answers (test/helpers/dataset.ts), and a
+ * headless Chromium page that fails the test on any dialog, script error, console error,
+ * Content-Security-Policy violation, HTML parsed from a string, or request that leaves the
+ * endpoint.
  *
  * The test file must mock the package name the samples import:
  *   vi.mock('botbuilder-conversation-analytics', () => import('../../../src/index.js'));
@@ -15,9 +17,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { TrackingMiddleware } from '../../../src/middleware/index.js';
 import { TrackingClient } from '../../../src/client/index.js';
 import { startTrackingEndpoint, type TrackingEndpoint, type TrackingEndpointOptions } from '../../../src/endpoint/index.js';
+import { DATASET_KEY, loadDataset, OTHER_BOT_KEY } from '../../helpers/dataset.js';
 
 /** The key the test endpoints accept. */
 export const KEY = 'viewer-test-key-1';
+
+/** A third bot of the dataset endpoint (`shop`), for records a test adds without changing the dataset's figures. */
+export const SHOP_KEY = 'shop-key-3';
 
 /** Where screenshots go (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
@@ -35,6 +41,16 @@ export async function startEndpoint(options: TrackingEndpointOptions = {}): Prom
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Starts an endpoint that knows the dataset's bots by name (`pizza`, `support`, and `shop` for a
+ * test's own records) and loads the dataset into it.
+ */
+export async function startDatasetEndpoint(): Promise<Awaited<ReturnType<typeof startEndpoint>>> {
+  const endpoint = await startEndpoint({ apiKeys: [`pizza=${DATASET_KEY}`, `support=${OTHER_BOT_KEY}`, `shop=${SHOP_KEY}`] });
+  await loadDataset(endpoint.url);
+  return endpoint;
 }
 
 /**
@@ -86,14 +102,44 @@ export interface WatchedPage {
 }
 
 /**
- * Opens a new page (its own context) that records every problem, and every URL it requests.
- * Requests to URLs starting with one of `allow` are not problems (a test that serves them itself).
+ * In the page, before its own script: reports every Content-Security-Policy violation, and every
+ * time HTML is parsed from a string (`innerHTML` set to anything but nothing: the page and the
+ * libraries it bundles must build elements, not parse markup).
  */
-export async function openPage(browser: Browser, origin: string, allow: readonly string[] = []): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+function watchInPage(): void {
+  const report = (problem: string) => (window as unknown as { reportProblem?: (p: string) => void }).reportProblem?.(problem);
+  document.addEventListener('securitypolicyviolation', (event) => report(`CSP violation: ${event.violatedDirective} ${event.blockedURI} ${event.sample}`));
+  const inner = Object.getOwnPropertyDescriptor(Element.prototype, 'innerHTML')!;
+  Object.defineProperty(Element.prototype, 'innerHTML', {
+    ...inner,
+    set(this: Element, value: unknown) {
+      if (value !== null && value !== undefined && String(value) !== '') report(`HTML parsed from a string into <${this.tagName.toLowerCase()}>: ${String(value).slice(0, 80)}`);
+      inner.set!.call(this, value);
+    },
+  });
+}
+
+/** How a watched page is opened. */
+export interface PageOptions {
+  /** URL prefixes a request may go to besides the endpoint (a test that serves them itself). */
+  allow?: readonly string[];
+  /** Viewport width (default 1280) and height (default 900). */
+  width?: number;
+  height?: number;
+}
+
+/**
+ * Opens a new page (its own context) that records every problem, and every URL it requests.
+ * Requests to URLs starting with one of `allow` are not problems. Motion is reduced (charts draw
+ * at once, so screenshots are stable).
+ */
+export async function openPage(browser: Browser, origin: string, { allow = [], width = 1280, height = 900 }: PageOptions = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width, height }, locale: 'en-US', timezoneId: 'UTC', reducedMotion: 'reduce', acceptDownloads: true });
   const page = await context.newPage();
   const problems: string[] = [];
   const requests: string[] = [];
+  await page.exposeFunction('reportProblem', (problem: string) => problems.push(problem));
+  await page.addInitScript(watchInPage);
   page.on('dialog', (dialog) => {
     problems.push(`dialog: ${dialog.type()} ${dialog.message()}`);
     void dialog.dismiss();
@@ -105,15 +151,27 @@ export async function openPage(browser: Browser, origin: string, allow: readonly
   page.on('request', (request) => {
     const url = request.url();
     requests.push(url);
-    if (![`${origin}/`, 'data:', ...allow].some((prefix) => url.startsWith(prefix))) problems.push(`request off the endpoint: ${url}`);
+    // blob: URLs are downloads the page made from what it read (they never leave the browser).
+    if (![`${origin}/`, 'data:', `blob:${origin}/`, ...allow].some((prefix) => url.startsWith(prefix))) problems.push(`request off the endpoint: ${url}`);
   });
   return { page, problems, requests, close: () => context.close() };
 }
 
-/** Saves a full-page screenshot as `test/artifacts/<name>.png` and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
-  const path = join(ARTIFACTS, `${name}.png`);
+/** Saves a full-page screenshot as `test/artifacts/<name>.png` (or in `dir`) and returns its path. */
+export async function screenshot(page: Page, name: string, dir = ARTIFACTS): Promise<string> {
+  const path = join(dir, `${name}.png`);
   await mkdir(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** How wide the document is against the window: wider means the page scrolls sideways. */
+export function widths(page: Page): Promise<{ scrollWidth: number; innerWidth: number }> {
+  return page.evaluate(() => ({ scrollWidth: document.scrollingElement!.scrollWidth, innerWidth }));
+}
+
+/** The text of each row of the table named `name` (`data-table`), cells trimmed. */
+export function tableRows(page: Page, name: string): Promise<string[][]> {
+  return page.locator(`[data-table="${name}"] tbody tr`).evaluateAll((rows) =>
+    rows.map((row) => [...row.children].map((cell) => (cell.textContent ?? '').replace(/\s+/g, ' ').trim())));
 }

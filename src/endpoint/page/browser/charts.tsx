@@ -9,7 +9,7 @@ import { BarChart, PieChart, SankeyChart, type BarSeriesOption, type PieSeriesOp
 import { GridComponent, LegendComponent, TooltipComponent, type GridComponentOption, type LegendComponentOption, type TooltipComponentOption } from 'echarts/components';
 import { init, use, type ComposeOption, type EChartsType } from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 use([BarChart, PieChart, SankeyChart, GridComponent, LegendComponent, TooltipComponent, SVGRenderer]);
 
@@ -127,7 +127,7 @@ export function barOption({ categories, series, horizontal = false, format = Str
   return {
     textStyle: { fontFamily: FONT },
     legend: series.length > 1 ? { top: 0, left: 0, icon: 'roundRect', itemWidth: 10, itemHeight: 10, textStyle: { color: COLORS.muted, fontSize: 12 } } : undefined,
-    grid: { left: 4, right: horizontal ? 36 : 8, top: series.length > 1 ? 34 : 10, bottom: 4 },
+    grid: { left: 4, right: horizontal ? 36 : 12, top: series.length > 1 ? 34 : 14, bottom: 4, outerBoundsMode: 'same', outerBoundsContain: 'axisLabel' },
     tooltip: { ...tooltip(format), trigger: 'axis', axisPointer: { type: 'shadow' } },
     xAxis: horizontal ? value : category,
     yAxis: horizontal ? category : value,
@@ -165,7 +165,7 @@ export function ringOption(slices: { name: string; value: number; color: string 
  * that comes back to a step still flows forward), a link per step to the next, as wide as the
  * sessions that took it.
  */
-export function sankeyOption(paths: { steps: string[]; sessions: number }[], label: (step: string) => string): ChartOption {
+export function sankeyOption(paths: { steps: string[]; sessions: number }[], label: (step: string) => string, narrow = false): ChartOption {
   const nodes = new Set<string>();
   const links = new Map<string, { source: string; target: string; value: number }>();
   for (const path of paths) {
@@ -185,10 +185,13 @@ export function sankeyOption(paths: { steps: string[]; sessions: number }[], lab
     tooltip: { ...tooltip(), trigger: 'item' },
     series: [{
       type: 'sankey',
+      // On a narrow screen the steps go down the page, so that labels have the width.
+      orient: narrow ? 'vertical' : 'horizontal',
       left: 4,
-      right: 120,
-      top: 8,
-      bottom: 8,
+      right: narrow ? 4 : 120,
+      top: narrow ? 20 : 8,
+      bottom: narrow ? 8 : 8,
+      nodeAlign: 'left',
       nodeWidth: 12,
       nodeGap: 14,
       layoutIterations: 32,
@@ -198,19 +201,24 @@ export function sankeyOption(paths: { steps: string[]; sessions: number }[], lab
         itemStyle: { color: name.includes('|event:') ? COLORS.revenue : name.endsWith('|NotHandled') ? COLORS.warn : COLORS.intent },
       })),
       links: [...links.values()],
-      label: { color: COLORS.text, fontSize: 12, formatter: (p: { name: string }) => label(p.name.replace(/^\d+\|/, '')) },
+      label: { color: COLORS.text, fontSize: 12, position: narrow ? 'top' : 'right', formatter: (p: { name: string }) => label(p.name.replace(/^\d+\|/, '')) },
       lineStyle: { color: 'source', opacity: 0.25, curveness: 0.5 },
     }],
   };
 }
 
+/** Below this width (px) a chart is drawn for a narrow screen. */
+const NARROW = 480;
+
 /**
  * One chart. It follows its box's width (and the window's), and redraws when `option` changes
- * (pass a memoised option). Hidden from screen readers: give the figures as text beside it.
+ * (pass a memoised option, or a function of whether the box is narrow). Hidden from screen
+ * readers: give the figures as text beside it.
  */
-export function Chart({ option, name, height = 240 }: { option: ChartOption; name: string; height?: number }) {
+export function Chart({ option, name, height = 240 }: { option: ChartOption | ((narrow: boolean) => ChartOption); name: string; height?: number }) {
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<EChartsType>();
+  const [narrow, setNarrow] = useState(() => innerWidth < NARROW);
   useEffect(() => {
     const element = box.current;
     if (!element) return;
@@ -219,7 +227,10 @@ export function Chart({ option, name, height = 240 }: { option: ChartOption; nam
     let frame = 0;
     const observer = new ResizeObserver(() => {
       cancelAnimationFrame(frame);
-      frame = requestAnimationFrame(() => instance.resize());
+      frame = requestAnimationFrame(() => {
+        instance.resize();
+        setNarrow(element.clientWidth < NARROW);
+      });
     });
     observer.observe(element);
     return () => {
@@ -230,7 +241,8 @@ export function Chart({ option, name, height = 240 }: { option: ChartOption; nam
     };
   }, []);
   useEffect(() => {
-    chart.current?.setOption({ animation: !reducedMotion(), animationDuration: 400, ...option }, { notMerge: true });
-  }, [option]);
+    const drawn = typeof option === 'function' ? option(narrow) : option;
+    chart.current?.setOption({ animation: !reducedMotion(), animationDuration: 400, ...drawn }, { notMerge: true });
+  }, [option, narrow]);
   return <div ref={box} class={`chart chart-${name}`} data-chart={name} aria-hidden="true" style={{ height: `${height}px` }} />;
 }

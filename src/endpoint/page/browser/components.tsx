@@ -74,17 +74,19 @@ export function DataTable({ caption, columns, rows, name, hiddenCaption = true, 
  * A chart and the same figures as a table: the table is read by screen readers under the chart,
  * and a toggle shows it instead of the chart.
  */
-export function ChartCard({ title, name, read, option, table, exports, controls, height, note, empty = 'Nothing in this range.' }: {
+export function ChartCard({ title, name, read, option, table, exports, controls, height, lead, note, empty = 'Nothing in this range.' }: {
   title: string;
   name: string;
   /** The read the figures come from: while it runs (or when it failed) the card says so. */
   read: Read<unknown>;
-  option: ChartOption;
+  option: ChartOption | ((narrow: boolean) => ChartOption);
   table: { caption: string; columns: (string | Column)[]; rows: ComponentChildren[][] };
   exports?: ComponentChildren;
   /** Choices that change what the chart shows (before the toggle). */
   controls?: ComponentChildren;
   height?: number;
+  /** Shown above the chart (figures). */
+  lead?: ComponentChildren;
   note?: ComponentChildren;
   /** Shown instead of chart and table when there is nothing to draw. */
   empty?: string;
@@ -101,6 +103,7 @@ export function ChartCard({ title, name, read, option, table, exports, controls,
     <Card title={title} name={name} actions={<>{controls}{toggle}{exports}</>}>
       {waiting ?? (nothing ? <Empty>{empty}</Empty> : (
         <>
+          {lead}
           {asTable ? null : <Chart option={option} name={name} height={height} />}
           <DataTable caption={table.caption} columns={table.columns} rows={table.rows} name={name} visuallyHidden={!asTable} />
         </>

@@ -45,9 +45,9 @@ export function FilterBar({ choices }: { choices: FilterChoices }) {
   const value = (event: Event) => (event.target as HTMLInputElement | HTMLSelectElement).value;
   return (
     <form class="filter-bar" aria-label="Filter" onSubmit={(event) => event.preventDefault()}>
-      <label class="range">
-        Range
-        <select name="range" value={quickRange(filter)} onChange={(event) => {
+      <div class="field range">
+        <label for="filter-range">Range</label>
+        <select id="filter-range" name="range" value={quickRange(filter)} onChange={(event) => {
           const range = value(event);
           if (range === 'all') set({ from: '', to: '' });
           else if (range !== 'custom') set({ from: daysBack(Number(range)), to: today() });
@@ -56,36 +56,36 @@ export function FilterBar({ choices }: { choices: FilterChoices }) {
           {QUICK.map((days) => <option value={String(days)}>Last {days} days</option>)}
           <option value="custom">Dates below</option>
         </select>
-      </label>
-      <label>
-        From
-        <input type="date" name="from" value={filter.from} max={filter.to || undefined} onChange={(event) => set({ from: value(event) })} />
-      </label>
-      <label>
-        To
-        <input type="date" name="to" value={filter.to} min={filter.from || undefined} onChange={(event) => set({ to: value(event) })} />
-      </label>
-      <label>
-        Bot
-        <select name="bot" value={filter.bot} onChange={(event) => set({ bot: value(event) })}>
+      </div>
+      <div class="field">
+        <label for="filter-from">From</label>
+        <input type="date" id="filter-from" name="from" value={filter.from} max={filter.to || undefined} onChange={(event) => set({ from: value(event) })} />
+      </div>
+      <div class="field">
+        <label for="filter-to">To</label>
+        <input type="date" id="filter-to" name="to" value={filter.to} min={filter.from || undefined} onChange={(event) => set({ to: value(event) })} />
+      </div>
+      <div class="field">
+        <label for="filter-bot">Bot</label>
+        <select id="filter-bot" name="bot" value={filter.bot} onChange={(event) => set({ bot: value(event) })}>
           <option value="">All bots</option>
           {options(choices.bots.map((b) => ({ value: b.name ?? b.bot, label: b.name ?? `bot ${b.bot}` })), filter.bot)}
         </select>
-      </label>
-      <label>
-        Platform
-        <select name="platform" value={filter.platform} onChange={(event) => set({ platform: value(event) })}>
+      </div>
+      <div class="field">
+        <label for="filter-platform">Platform</label>
+        <select id="filter-platform" name="platform" value={filter.platform} onChange={(event) => set({ platform: value(event) })}>
           <option value="">All platforms</option>
           {options(choices.platforms.map((p) => ({ value: p, label: p })), filter.platform)}
         </select>
-      </label>
-      <label>
-        Channel
-        <select name="channel" value={filter.channel} onChange={(event) => set({ channel: value(event) })}>
+      </div>
+      <div class="field">
+        <label for="filter-channel">Channel</label>
+        <select id="filter-channel" name="channel" value={filter.channel} onChange={(event) => set({ channel: value(event) })}>
           <option value="">All channels</option>
           {options(choices.channels.map((c) => ({ value: c, label: c })), filter.channel)}
         </select>
-      </label>
+      </div>
       <div class="filter-actions">
         <button type="button" class="link-button" disabled={!filtered(filter)} onClick={() => navigate({ filter: EMPTY_FILTER, at: undefined }, true)}>Clear filters</button>
       </div>

@@ -2,10 +2,11 @@
  * A transcript as chat bubbles: the user's messages on the left, the bot's on the right, events in
  * between. Intents are tags with their inputs; buttons are chips, the clicked one marked; images
  * are tiles that load only when the page was opened with `?images=remote` (https only); replies
- * marked AI-generated carry a tag; a toggle shows the record's `platformJson`. New entries are
- * added without redrawing the rest, and the pane follows them while it is scrolled to the end.
+ * marked AI-generated carry a tag; feedback events show the thumb and the comment; a toggle shows
+ * the record's `platformJson`. New entries are added without redrawing the rest, and the pane
+ * follows them while it is scrolled to the end.
  */
-import type { JSX } from 'preact';
+import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { EntryButton, EntryIntent, RecordResponse, TranscriptEntry } from '../../types.js';
 import { Thumb } from './views/feedback.js';
@@ -172,7 +173,7 @@ function Event({ entry, found }: { entry: TranscriptEntry; found: boolean }) {
  * The entries, in a scrolling pane. `subject` names what is shown (the pane starts at its end when
  * it changes); `at` is the `seq` of an entry to show and mark (a search result).
  */
-export function Transcript({ entries, subject, at }: { entries: readonly TranscriptEntry[]; subject: string; at?: number }) {
+export function Transcript({ entries, subject, at, before }: { entries: readonly TranscriptEntry[]; subject: string; at?: number; before?: ComponentChildren }) {
   const pane = useRef<HTMLDivElement>(null);
   const atEnd = useRef(true);
   const shown = useRef('');
@@ -203,6 +204,7 @@ export function Transcript({ entries, subject, at }: { entries: readonly Transcr
   }, [entries, subject, at]);
   return (
     <div class="scroll" ref={pane} tabIndex={0} role="region" aria-label="Transcript entries">
+      {before}
       <div class="bubbles" role="log" aria-live="polite">
         {entries.map((entry, i) => (entry.direction === 'event'
           ? <Event key={entryKeys[i]} entry={entry} found={entry.seq === at} />

@@ -88,8 +88,8 @@ function SearchForm() {
       event.preventDefault();
       navigate({ q: q.trim(), who: who.trim() });
     }}>
-      <label>Search transcripts <input type="search" name="q" value={q} placeholder="words in a message" onInput={(e) => setQ((e.target as HTMLInputElement).value)} /></label>
-      <label>User <input type="search" name="who" value={who} placeholder="id or name" onInput={(e) => setWho((e.target as HTMLInputElement).value)} /></label>
+      <div class="field"><label for="search-q">Search transcripts</label><input id="search-q" type="search" name="q" value={q} placeholder="words in a message" onInput={(e) => setQ((e.target as HTMLInputElement).value)} /></div>
+      <div class="field"><label for="search-who">User</label><input id="search-who" type="search" name="who" value={who} placeholder="id or name" onInput={(e) => setWho((e.target as HTMLInputElement).value)} /></div>
       <div class="search-actions">
         <button type="submit">Search</button>
         {active ? <button type="button" class="link-button" onClick={() => navigate({ q: '', who: '' })}>Clear search</button> : null}
@@ -99,7 +99,7 @@ function SearchForm() {
 }
 
 function Browse({ rows, kind, total, selected, search }: { rows: Row[] | undefined; kind: Selection['kind']; total: number; selected?: Selection; search?: Read<SearchResponse> }) {
-  const { state, navigate, api } = usePage();
+  const { state, navigate } = usePage();
   const intents = useRead<IntentsResponse>('api/intents', { ...apiFilter(state.filter), limit: 200 });
   const names = (intents.data?.intents ?? []).map((i) => i.name).sort();
   const narrowed = filtered(state.filter) || state.intent !== '';
@@ -114,13 +114,11 @@ function Browse({ rows, kind, total, selected, search }: { rows: Row[] | undefin
         ))}
       </div>
       <div class="list-filters">
-        <label>
-          Intent
-          <select name="intent" value={state.intent} onChange={(e) => navigate({ intent: (e.target as HTMLSelectElement).value }, true)}>
+        <label for="list-intent">Intent</label>
+        <select id="list-intent" name="intent" value={state.intent} onChange={(e) => navigate({ intent: (e.target as HTMLSelectElement).value }, true)}>
             <option value="">All intents</option>
-            {(names.includes(state.intent) || state.intent === '' ? names : [...names, state.intent]).map((name) => <option value={name}>{name}</option>)}
-          </select>
-        </label>
+          {(names.includes(state.intent) || state.intent === '' ? names : [...names, state.intent]).map((name) => <option value={name}>{name}</option>)}
+        </select>
       </div>
       <SearchForm />
       {search ? (
@@ -153,22 +151,44 @@ function describe(entries: readonly TranscriptEntry[]): string {
   return [...platforms, ...channels, plural(messages, 'message'), plural(entries.length - messages, 'event')].join(' · ');
 }
 
+/** Entries a transcript read asks for at first, and how many more each "earlier" asks for. */
+const PAGE = 500;
+/** Most entries one transcript read returns (the read API's limit). */
+const MAX_ENTRIES = 50_000;
+
 function TranscriptPanel({ subject }: { subject: Selection | undefined }) {
   const { state, navigate, nameOf, remoteImages } = usePage();
   const bot = state.filter.bot || undefined;
+  // Paging back asks for more of the latest entries (not for a page before them): a live update
+  // then reads one unbroken stretch however many records arrive meanwhile.
+  const [limit, setLimit] = useState(PAGE);
   const params = subject ? { [subject.kind]: subject.id, bot } : {};
-  const read = useRead<TranscriptResponse>(subject ? 'api/transcript' : null, params);
+  const read = useRead<TranscriptResponse>(subject ? 'api/transcript' : null, { ...params, limit });
   const entries = read.data?.entries ?? [];
+  const total = read.data?.total ?? 0;
+  const hidden = total - entries.length;
+  // A search result older than what is shown: read further back until it is in.
+  useEffect(() => {
+    if (state.at !== undefined && read.data && hidden > 0 && limit < MAX_ENTRIES && !entries.some((e) => e.seq === state.at) && entries[0] && entries[0].seq > state.at) {
+      setLimit(Math.min(MAX_ENTRIES, limit * 4));
+    }
+  }, [read.data, state.at]);
   const name = subject?.kind === 'user' ? nameOf(subject.id) : undefined;
   const title = subject ? `${subject.kind === 'conversation' ? 'Conversation' : 'User'} ${name ? `${name} (${subject.id})` : subject.id}` : 'Transcript';
   const missing = read.error && 'status' in read.error && read.error.status === 404;
   const withImages = entries.some((e) => e.images !== undefined);
+  const earlier = hidden > 0 && limit < MAX_ENTRIES ? (
+    <p class="earlier">
+      <button type="button" class="link-button" onClick={() => setLimit(Math.min(MAX_ENTRIES, limit + PAGE))}>Show earlier entries</button>
+      <span class="muted"> {plural(hidden, 'earlier entry', 'earlier entries')} not shown</span>
+    </p>
+  ) : null;
   return (
     <section class="panel transcript-panel" aria-label="Transcript">
       <header class="transcript-head">
         <div>
           <h2 tabIndex={-1}>{title}</h2>
-          <p class="transcript-meta">{read.data ? describe(entries) : ''}</p>
+          <p class="transcript-meta">{read.data ? `${describe(entries)}${hidden > 0 ? ` (the latest of ${plural(total, 'entry', 'entries')})` : ''}` : ''}</p>
         </div>
         <div class="card-actions">
           {withImages ? (
@@ -179,14 +199,14 @@ function TranscriptPanel({ subject }: { subject: Selection | undefined }) {
               location.assign(url.href);
             }}>{remoteImages ? 'Hide images' : 'Load images'}</button>
           ) : null}
-          {subject && read.data ? <Exports path="api/transcript" params={params} filter={false} file={`transcript-${subject.id.replace(/[^\w.-]+/g, '_').slice(0, 60)}`} what="this transcript" /> : null}
           {state.at !== undefined ? <button type="button" class="link-button" onClick={() => navigate({ at: undefined }, true)}>Unmark</button> : null}
+          {subject && read.data ? <Exports path="api/transcript" params={{ ...params, limit: MAX_ENTRIES }} filter={false} file={`transcript-${subject.id.replace(/[^\w.-]+/g, '_').slice(0, 60)}`} what="this transcript" /> : null}
         </div>
       </header>
       {!subject ? <p class="empty pad">Choose a conversation or a user.</p>
         : missing ? <p class="empty pad">Nothing recorded for this {subject.kind} yet.</p>
         : read.error && !read.data ? <p class="empty pad error">Cannot read the transcript: {read.error.message}</p>
-        : <Transcript entries={entries} subject={`${subject.kind}:${subject.id}`} at={state.at} />}
+        : <Transcript entries={entries} subject={`${subject.kind}:${subject.id}`} at={state.at} before={earlier} />}
     </section>
   );
 }
@@ -227,7 +247,7 @@ export function ConversationsView() {
   return (
     <div class="workspace">
       <Browse rows={rows} kind={kind} total={total} selected={subject} search={searching ? search : undefined} />
-      <TranscriptPanel subject={subject} />
+      <TranscriptPanel key={subject ? `${subject.kind}:${subject.id}` : ''} subject={subject} />
     </div>
   );
 }

@@ -26,7 +26,7 @@ function Figures({ read }: { read: Read<FeedbackResponse> }) {
   const data = read.data;
   const rated = data ? data.up + data.down : 0;
   return (
-    <Card title="Feedback" name="feedback-figures" actions={<Exports path="api/analytics/feedback" file="feedback" what="feedback" />}>
+    <Card title="Feedback" name="feedback-figures" wide actions={<Exports path="api/analytics/feedback" file="feedback" what="feedback" />}>
       {pending(read) ?? (
         <div class="kpis">
           <Kpi name="up" label="thumbs up" value={<><Thumb up />{count(data!.up)}</>} />
@@ -104,7 +104,7 @@ function Comments({ read }: { read: Read<FeedbackResponse> }) {
   const { hrefFor } = usePage();
   const comments = read.data?.comments ?? [];
   return (
-    <Card title="Comments" name="comments" wide>
+    <Card title="Comments" name="comments">
       {pending(read) ?? (comments.length === 0 ? <Empty>No comments in this range.</Empty> : (
         <ul class="comments">
           {comments.map((c) => (

@@ -41,7 +41,7 @@ function proposedSteps(paths: PathsResponse['paths']): string[] {
 
 function Flow({ read }: { read: Read<PathsResponse> }) {
   const paths = read.data?.paths ?? [];
-  const option = useMemo(() => sankeyOption(paths, stepLabel), [read.data]);
+  const option = useMemo(() => (narrow: boolean) => sankeyOption(paths, stepLabel, narrow), [read.data]);
   const top = useMemo(() => chains(paths).filter((c) => c.steps.length > 1).slice(0, 15), [read.data]);
   const linked = paths.some((p) => p.steps.length > 1);
   return (
@@ -97,13 +97,13 @@ function StepPicker({ steps, choices, onChange }: { steps: string[]; choices: { 
         event.preventDefault();
         if (add && steps.length < MAX_STEPS) onChange([...steps, add]);
       }}>
-        <label>
-          Step
-          <select name="step" value={add} onChange={(event) => setAdding((event.target as HTMLSelectElement).value)}>
+        <div class="field">
+          <label for="funnel-step">Add a step</label>
+          <select id="funnel-step" name="step" value={add} onChange={(event) => setAdding((event.target as HTMLSelectElement).value)}>
             {choices.intents.length > 0 ? <optgroup label="Intents">{choices.intents.map((name) => <option value={name}>{name}</option>)}</optgroup> : null}
             {choices.events.length > 0 ? <optgroup label="Events">{choices.events.map((step) => <option value={step}>{stepLabel(step)}</option>)}</optgroup> : null}
           </select>
-        </label>
+        </div>
         <button type="submit" disabled={!add || steps.length >= MAX_STEPS}>Add step</button>
       </form>
     </div>

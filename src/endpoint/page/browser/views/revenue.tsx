@@ -32,7 +32,7 @@ export function RevenueView() {
   }, [read.data]);
   return (
     <div class="grid">
-      <Card title="Revenue by currency" name="revenue-totals" actions={<Exports path="api/analytics/revenue" params={{ limit: 1000 }} file="revenue" what="revenue" />}>
+      <Card title="Revenue by currency" name="revenue-totals" wide actions={<Exports path="api/analytics/revenue" params={{ limit: 1000 }} file="revenue" what="revenue" />}>
         {pending(read) ?? (data!.byCurrency.length === 0 ? <Empty>No revenue events in this range.</Empty> : (
           <div class="kpis">
             {data!.byCurrency.map((c) => (
@@ -55,7 +55,7 @@ export function RevenueView() {
         }}
         empty="No revenue events in this range."
       />
-      <Card title="Top customers" name="revenue-per-user" wide>
+      <Card title="Top customers" name="revenue-per-user">
         {pending(read) ?? (data!.perUser.length === 0 ? <Empty>No revenue events in this range.</Empty> : (
           <DataTable
             name="revenue-per-user"

@@ -5,8 +5,8 @@
 import { useMemo } from 'preact/hooks';
 import type { ActiveUsersResponse, ActivityInterval, RetentionResponse, SessionsResponse } from '../../../types.js';
 import { barOption, COLORS } from '../charts.js';
-import { Card, ChartCard, DataTable, Empty, Exports, Kpi, pending, Segmented } from '../components.js';
-import { bucketLabel, count, duration, percent } from '../format.js';
+import { Card, ChartCard, Empty, Exports, Kpi, pending, Segmented } from '../components.js';
+import { bucketLabel, count, duration, percent, plural } from '../format.js';
 import { usePage, useRead } from '../hooks.js';
 import { apiFilter } from '../state.js';
 
@@ -108,28 +108,25 @@ function Sessions() {
     series: [{ name: 'Sessions', data: perDay.map((d) => d.sessions), color: COLORS.accent }],
   }), [read.data]);
   return (
-    <>
-      <Card title="Sessions" name="session-figures" actions={<Exports path="api/analytics/sessions" file="sessions" what="sessions" />}>
-        {pending(read) ?? (
-          <div class="kpis">
-            <Kpi name="sessions" label="sessions" value={count(data!.sessions)} hint={`${count(data!.users)} users`} />
-            <Kpi name="messages-per-session" label="messages per session" value={data!.messagesPerSession.toLocaleString(undefined, { maximumFractionDigits: 1 })} />
-            <Kpi name="average-length" label="average length" value={duration(data!.averageLengthSeconds)} />
-            <Kpi name="median-length" label="median length" value={duration(data!.medianLengthSeconds)} />
-          </div>
-        )}
-        <p class="card-note">A session is one user in one conversation, with no gap over 30 minutes.</p>
-      </Card>
-      <ChartCard
-        title="Sessions per day"
-        name="sessions"
-        read={read}
-        option={option}
-        table={{ caption: 'Sessions started each day', columns: ['Day', { label: 'Sessions', numeric: true }], rows: perDay.map((d) => [bucketLabel(d.start), count(d.sessions)]) }}
-        exports={<Exports path="api/analytics/sessions" file="sessions-per-day" what="sessions per day" />}
-        empty="No sessions in this range."
-      />
-    </>
+    <ChartCard
+      title="Sessions"
+      name="sessions"
+      read={read}
+      option={option}
+      height={200}
+      lead={data ? (
+        <div class="kpis">
+          <Kpi name="sessions" label="sessions" value={count(data.sessions)} hint={plural(data.users, 'user')} />
+          <Kpi name="messages-per-session" label="messages per session" value={data.messagesPerSession.toLocaleString(undefined, { maximumFractionDigits: 1 })} />
+          <Kpi name="average-length" label="average length" value={duration(data.averageLengthSeconds)} />
+          <Kpi name="median-length" label="median length" value={duration(data.medianLengthSeconds)} />
+        </div>
+      ) : null}
+      exports={<Exports path="api/analytics/sessions" file="sessions" what="sessions per day" />}
+      table={{ caption: 'Sessions started each day', columns: ['Day', { label: 'Sessions', numeric: true }], rows: perDay.map((d) => [bucketLabel(d.start), count(d.sessions)]) }}
+      note="A session is one user in one conversation, with no gap over 30 minutes. Bars: sessions started each day."
+      empty="No sessions in this range."
+    />
   );
 }
 
