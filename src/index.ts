@@ -42,7 +42,7 @@ export { createNodeHttpTransport, type NodeHttpTransportOptions } from './client
 export { createAxiosTransport, type AxiosLike, type AxiosTransportOptions } from './client/transports/axios.js';
 
 // The middleware for bot SDKs, and the turn helpers.
-export { ReceiveMiddleware, SendMiddleware, TrackingMiddleware, type TrackingMiddlewareInit } from './middleware/middleware.js';
+export { BaseMiddleware, ReceiveMiddleware, SendMiddleware, TrackingMiddleware, type TrackingMiddlewareInit } from './middleware/middleware.js';
 export type { TrackingMiddlewareOptions } from './middleware/options.js';
 export { defaultPlatformForChannel, type PlatformForChannel } from './middleware/channels.js';
 export { setIntent, setOutgoingIntent, type EventInput } from './middleware/turn-state.js';

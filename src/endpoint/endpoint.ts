@@ -8,7 +8,7 @@ import { RequestLog } from './http/request-log.js';
 import { closeServer, createEndpointServer, listen, socketIdleTimeoutMs } from './http/server.js';
 import { openStore } from './store/open.js';
 import type { ImportReport } from './store/ndjson-import.js';
-import type { RecordStore } from './store/store.js';
+import type { RecordStore, StoredRecords } from './store/store.js';
 
 /** A running endpoint. */
 export interface TrackingEndpoint {
@@ -24,8 +24,8 @@ export interface TrackingEndpoint {
   readonly imported: ImportReport | undefined;
   /** True when any non-placeholder key is accepted (no keys were configured). */
   readonly acceptsAnyKey: boolean;
-  /** The stored records (`await endpoint.store.count()`, `records()`, `record(seq)`). */
-  readonly store: RecordStore;
+  /** The stored records (`await endpoint.store.count()`, `records()`, `record(seq)`, `lastSeq()`). */
+  readonly store: StoredRecords;
   /**
    * Stops the endpoint: no new connections; requests in progress may finish within
    * `closeGraceMs`; pending writes are committed; the database is closed.

@@ -21,9 +21,11 @@ function finish(end: (() => void) | undefined, records: RecordLogger): void {
   }
 }
 
-abstract class BaseMiddleware {
+/** What the three middlewares share: the client records go through. Not for subclassing outside this package. */
+export abstract class BaseMiddleware {
   /** The client records go through. Close it at shutdown: `await middleware.client.close()`. */
   readonly client: TrackingClient;
+  /** @internal Maps activities to records off the turn. */
   protected readonly records: RecordLogger;
 
   /**
@@ -37,9 +39,13 @@ abstract class BaseMiddleware {
     this.records = new RecordLogger(client, options, rememberButtons ? buttonMemoryFor(options) : undefined);
   }
 
+  /**
+   * The middleware contract of both SDKs (`adapter.use(middleware)`): tracks the turn, calls
+   * `next()`, and returns what it returns. Never throws into the turn; the bot's errors propagate unchanged.
+   */
   abstract onTurn(context: TurnContextLike, next: () => Promise<void>): Promise<void>;
 
-  /** Tells the client a turn is running, so that `close()` lets it finish before it stops taking records. */
+  /** @internal Tells the client a turn is running, so that `close()` lets it finish before it stops taking records. */
   protected beginTurn(): () => void {
     try {
       return this.client.beginTurn();

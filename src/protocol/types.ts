@@ -113,7 +113,8 @@ export interface MessengerOutgoing extends MessengerRequestData {
 /** The event types the spec lists. `referralEvent` is accepted only with `allowReferralEvent`. */
 export type EventType = 'customEvent' | 'revenueEvent' | 'shareEvent' | 'pageLaunchEvent' | 'referralEvent';
 
-interface EventBase {
+/** What every event has: its name, its user and (optionally) its conversation. */
+export interface EventBase {
   /** Name of the event. */
   name: string;
   /** The end user's identifier. */

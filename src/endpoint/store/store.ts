@@ -81,8 +81,20 @@ export function recordOf(row: Selectable<Database['records']>, dialect: Dialect)
   };
 }
 
+/** What a running endpoint lets its user read of the records it stores (`endpoint.store`). */
+export interface StoredRecords {
+  /** How many records are stored. Rejects when the database cannot be reached. */
+  count(): Promise<number>;
+  /** Records in `seq` order: those after `after` (default 0), at most `limit` (default 1000). */
+  records(options?: { after?: number; limit?: number }): Promise<StoredRecord[]>;
+  /** The record numbered `seq`, or `undefined`. */
+  record(seq: number): Promise<StoredRecord | undefined>;
+  /** The highest `seq` stored; `0` when nothing is. */
+  lastSeq(): Promise<number>;
+}
+
 /** Stored records, and the database they are in. Open one with `openStore` (open.ts). */
-export class RecordStore {
+export class RecordStore implements StoredRecords {
   /** The Kysely handle the read side queries through. */
   readonly db: Kysely<Database>;
   /** Where the two databases differ. */

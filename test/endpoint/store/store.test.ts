@@ -150,7 +150,7 @@ describe.each(DATABASES)('the store on $name', ({ fresh }) => {
       await track(endpoint, Q.universalIn, at('2025-01-10T10:00:00Z', 'old', 'gone'));
       await track(endpoint, Q.universalIn, at('2025-01-10T11:00:00Z', 'old too', 'kept'));
       await track(endpoint, Q.universalIn, at('2026-11-01T10:00:00Z', 'new', 'kept'));
-      const deleted = await endpoint.store.deleteBefore(Date.parse('2026-01-01T00:00:00Z'));
+      const deleted = await (endpoint.store as RecordStore).deleteBefore(Date.parse('2026-01-01T00:00:00Z'));
       expect(deleted).toBe(2);
       expect(texts(await endpoint.store.records())).toEqual(['new']);
       const users = (await request(endpoint, '/api/users')).body;
@@ -205,9 +205,9 @@ describe('SQLite', () => {
     const endpoint = await start({ database });
     let stored = 0;
     try {
-      const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(endpoint.store.db);
+      const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute((endpoint.store as RecordStore).db);
       // The database may not grow past what it holds now: as when the disk is full (SQLITE_FULL).
-      await sql.raw(`pragma max_page_count = ${rows[0].page_count}`).execute(endpoint.store.db);
+      await sql.raw(`pragma max_page_count = ${rows[0].page_count}`).execute((endpoint.store as RecordStore).db);
       const answers = [];
       for (let i = 0; i < 40; i++) answers.push(await track(endpoint, Q.universalIn, message(`u${i}`, `x${i} ${'y'.repeat(2000)}`)));
       const refused = answers.filter((a) => a.status === 503);
@@ -215,7 +215,7 @@ describe('SQLite', () => {
       expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThan(0);
       const acknowledged = answers.filter((a) => a.status === 200).map((a) => a.body.id);
       expect((await endpoint.store.records({ limit: 100 })).map((r) => r.seq)).toEqual(acknowledged);
-      await sql.raw('pragma max_page_count = 1073741823').execute(endpoint.store.db);
+      await sql.raw('pragma max_page_count = 1073741823').execute((endpoint.store as RecordStore).db);
       expect((await track(endpoint, Q.universalIn, message('u1', 'room again'))).status).toBe(200);
       stored = await endpoint.store.count();
       expect(stored).toBe(acknowledged.length + 1);
