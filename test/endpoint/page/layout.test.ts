@@ -1,0 +1,102 @@
+/**
+ * Every view at a phone's width (375 px), a small tablet's (800 px) and a desktop's (1280 px),
+ * over the generated dataset: nothing makes the page scroll sideways, every card and chart fits
+ * and is visible, every chart has its table beside it for screen readers; and a screenshot of
+ * each, in test/artifacts/ (git-ignored). With UPDATE_DOCS_IMAGES=1 the desktop screenshots are
+ * also written to docs/images/, as the README and docs/endpoint.md show them.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openPage, screenshot, startDatasetEndpoint, widths, type WatchedPage } from './harness.js';
+
+const DOCS_IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
+const WIDTHS = [375, 800, 1280];
+
+/** Each view: where it opens, what shows it is drawn, and the cards it must show. */
+const VIEWS = [
+  { view: 'users', ready: '[data-table="retention"] tbody tr', cards: ['active-users', 'sessions', 'retention'] },
+  { view: 'flow', ready: '.funnel-step', cards: ['flow', 'paths', 'funnel'] },
+  { view: 'messages', ready: '[data-table="buttons"] tbody tr', cards: ['messages-over-time', 'intents', 'top-messages', 'unhandled', 'buttons'] },
+  { view: 'feedback', ready: '.comment', cards: ['feedback-figures', 'ai-share', 'feedback-per-day', 'feedback-per-intent', 'comments'] },
+  { view: 'revenue', ready: '[data-table="revenue-per-user"] tbody tr', cards: ['revenue-totals', 'revenue-per-day', 'revenue-per-user'] },
+  { view: 'conversations', extra: '&conversation=a1-1', ready: '.entry.event', cards: [] },
+] as const;
+
+let endpoint: Awaited<ReturnType<typeof startDatasetEndpoint>>;
+let browser: Browser;
+let watched: WatchedPage | undefined;
+
+beforeAll(async () => {
+  [endpoint, browser] = await Promise.all([startDatasetEndpoint(), launchBrowser()]);
+}, 60_000);
+
+afterEach(async () => {
+  const problems = watched?.problems ?? [];
+  await watched?.close();
+  watched = undefined;
+  expect(problems).toEqual([]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await endpoint?.close();
+});
+
+for (const width of WIDTHS) {
+  describe(`at ${width} px`, () => {
+    for (const { view, ready, cards, ...rest } of VIEWS) {
+      it(`shows the ${view} view whole, without sideways scrolling`, async () => {
+        watched = await openPage(browser, endpoint.url, { width, height: 900 });
+        const { page } = watched;
+        await page.goto(`${endpoint.url}/#view=${view}&bot=pizza${'extra' in rest ? rest.extra : ''}`);
+        await page.locator(ready).first().waitFor();
+        // Every chart drawn, at the width of its card.
+        const charts = page.locator('[data-chart]');
+        await expect.poll(() => charts.evaluateAll((all) => all.every((chart) => {
+          const svg = chart.querySelector('svg');
+          return svg !== null && svg.querySelector('path') !== null && Math.abs(svg.getBoundingClientRect().width - chart.clientWidth) < 2;
+        }))).toBe(true);
+
+        const { scrollWidth, innerWidth } = await widths(page);
+        expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+
+        // The header, every view's link, the filter and the view's cards are on the page, inside its width.
+        const inside = async (selector: string) => {
+          const box = await page.locator(selector).boundingBox();
+          expect(box, selector).not.toBeNull();
+          expect(box!.x, selector).toBeGreaterThanOrEqual(0);
+          expect(box!.x + box!.width, selector).toBeLessThanOrEqual(innerWidth + 0.5);
+          expect(box!.height, selector).toBeGreaterThan(0);
+        };
+        await inside('.topbar h1');
+        for (const link of await page.locator('.views a').all()) {
+          await expect(link.isVisible()).resolves.toBe(true);
+          const box = (await link.boundingBox())!;
+          expect(box.x + box.width).toBeLessThanOrEqual(innerWidth);
+        }
+        for (const field of ['Range', 'From', 'To', 'Bot', 'Platform', 'Channel']) await expect(page.getByLabel(field, { exact: true }).isVisible()).resolves.toBe(true);
+        for (const card of cards) await inside(`[data-card="${card}"]`);
+        if (view === 'conversations') {
+          await inside('.browse');
+          await inside('.transcript-panel');
+          await expect(page.locator('.transcript-head h2').textContent()).resolves.toBe('Conversation a1-1');
+          for (const bubble of await page.locator('.bubble, .event-pill').all()) {
+            const box = (await bubble.boundingBox())!;
+            expect(box.x + box.width).toBeLessThanOrEqual(innerWidth);
+          }
+        }
+
+        // Every chart is hidden from screen readers, with a table of its figures in its card.
+        for (const chart of await charts.all()) {
+          await expect(chart.getAttribute('aria-hidden')).resolves.toBe('true');
+          const name = await chart.getAttribute('data-chart');
+          await expect(page.locator(`[data-card="${name}"] table caption`).count()).resolves.toBe(1);
+        }
+
+        await screenshot(page, `page-${view}-${width}`);
+        if (width === 1280 && process.env.UPDATE_DOCS_IMAGES === '1') await screenshot(page, `page-${view}`, DOCS_IMAGES);
+      });
+    }
+  });
+}
