@@ -44,6 +44,7 @@ function ActiveUsers() {
       name="active-users"
       read={read}
       option={option}
+      height={290}
       controls={<Segmented label="Active users per" value={interval} options={INTERVALS} onChange={(value) => navigate({ interval: value }, true)} />}
       exports={<Exports path="api/analytics/active-users" params={{ interval }} file={`active-users-${interval}`} what="active users" />}
       table={{
