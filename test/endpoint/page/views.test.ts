@@ -315,6 +315,21 @@ describe('search and transcripts', () => {
     await page.locator('.entry.incoming .who').first().waitFor();
     await expect(page.locator('.entry.incoming .who').first().textContent()).resolves.toBe('Ann');
   });
+  it('shows the latest 500 entries of a long transcript, and the earlier ones on request', async () => {
+    // 520 messages of one shop user, sent 20 at a time.
+    for (let start = 0; start < 520; start += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => sendAsShop({ text: `message ${start + i + 1}`, userId: 'long-talker', platformJson: { conversation: { id: 'long-1' } } }, 'incoming')));
+    }
+    const page = await open('#view=conversations&bot=shop&conversation=long-1', '.entry');
+    await expect(page.locator('.entry').count()).resolves.toBe(500);
+    await expect(page.locator('.earlier .muted').textContent()).resolves.toBe(' 20 earlier entries not shown');
+    await expect(page.locator('.transcript-meta').textContent()).resolves.toContain('(the latest of 520 entries)');
+    await page.getByRole('button', { name: 'Show earlier entries' }).click();
+    await expect.poll(() => page.locator('.entry').count()).toBe(520);
+    await expect(page.locator('.earlier').count()).resolves.toBe(0);
+    const texts = await page.locator('.entry .text').allTextContents();
+    expect(new Set(texts).size).toBe(520);
+  }, 60_000);
 });
 
 describe('exports', () => {
