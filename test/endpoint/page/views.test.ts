@@ -298,7 +298,11 @@ describe('search and transcripts', () => {
     await expect.poll(() => page.locator('.transcript-head h2').textContent()).toBe('Conversation a1-3');
     await expect(page.locator('.entry.found .text').textContent()).resolves.toBe('Weather tomorrow?');
     expect(new URL(page.url()).hash).toMatch(/conversation=a1-3&at=\d+/);
-    await expect(page.locator('.entry.found').isVisible()).resolves.toBe(true);
+    // Scrolled to it: inside the transcript's pane.
+    await expect.poll(async () => {
+      const [found, pane] = await Promise.all([page.locator('.entry.found').boundingBox(), page.locator('.scroll').boundingBox()]);
+      return found!.y >= pane!.y && found!.y + found!.height <= pane!.y + pane!.height;
+    }).toBe(true);
   });
 
   it('finds a user\'s messages by name, and shows names where records carry them, ids otherwise', async () => {
@@ -329,6 +333,20 @@ describe('search and transcripts', () => {
     await expect(page.locator('.earlier').count()).resolves.toBe(0);
     const texts = await page.locator('.entry .text').allTextContents();
     expect(new Set(texts).size).toBe(520);
+
+    // A search result among the earliest entries: its transcript opens there, reading back to it
+    // (in a page loaded afresh, which has read only the latest 500).
+    await page.goto(`${endpoint.url}/#view=conversations&bot=shop&list=users`);
+    await page.reload();
+    await page.getByLabel('Search transcripts').fill('message 7');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const result = page.locator('.list .result', { has: page.locator('.result-text', { hasText: /^message 7$/ }) });
+    await result.click();
+    await expect.poll(() => page.locator('.entry.found .text').textContent()).toBe('message 7');
+    await expect.poll(async () => {
+      const [found, pane] = await Promise.all([page.locator('.entry.found').boundingBox(), page.locator('.scroll').boundingBox()]);
+      return found!.y >= pane!.y && found!.y + found!.height <= pane!.y + pane!.height;
+    }).toBe(true);
   }, 60_000);
 });
 

@@ -67,7 +67,8 @@ export function useLive(api: ReadApi, seen: number | undefined): { status: LiveS
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stop = api.follow((event: RecordsEvent) => {
-      if (event.records === seenRef.current || timer !== undefined) return;
+      // Before the page has read anything, what it reads is at least as new as this.
+      if (seenRef.current === undefined || event.records === seenRef.current || timer !== undefined) return;
       timer = setTimeout(() => {
         timer = undefined;
         setVersion((v) => v + 1);

@@ -190,14 +190,18 @@ export function Transcript({ entries, subject, at, before }: { entries: readonly
   }, []);
   useLayoutEffect(() => {
     const element = pane.current;
-    if (!element) return;
+    if (!element || entries.length === 0) return;
     const target = `${subject}#${at ?? ''}`;
-    const fresh = shown.current !== target;
-    shown.current = target;
     const found = at === undefined ? null : element.querySelector<HTMLElement>(`[data-seq="${at}"]`);
-    if (fresh && found) {
-      element.scrollTop += found.getBoundingClientRect().top - element.getBoundingClientRect().top - element.clientHeight / 3;
-    } else if (fresh || atEnd.current) {
+    if (shown.current !== target) {
+      if (found) {
+        element.scrollTop += found.getBoundingClientRect().top - element.getBoundingClientRect().top - element.clientHeight / 3;
+      } else {
+        element.scrollTop = element.scrollHeight;
+      }
+      // An entry to show that is not read yet (further back): keep looking for it as entries come.
+      if (at === undefined || found) shown.current = target;
+    } else if (atEnd.current) {
       element.scrollTop = element.scrollHeight;
     }
     atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;

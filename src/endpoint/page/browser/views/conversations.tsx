@@ -53,7 +53,7 @@ function ListRow({ row, kind, selected }: { row: Row; kind: Selection['kind']; s
 
 function Results({ results, more }: { results: SearchResponse['results']; more: boolean }) {
   const { navigate, state } = usePage();
-  if (results.length === 0) return <li class="empty">No message matches. Search looks for whole words in what was said, and for a user's id or name.</li>;
+  if (results.length === 0) return <li class="empty">No message matches. Search looks for the text anywhere in what was said (any case), and for a user's id or name.</li>;
   return (
     <>
       {results.map((r) => (
