@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, startDatasetEndpoint, widths, type WatchedPage } from './harness.js';
+import { launchBrowser, openPage, screenshot, startDatasetEndpoint, startEndpoint, widths, type WatchedPage } from './harness.js';
 
 const DOCS_IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
 const WIDTHS = [375, 800, 1280];
@@ -100,3 +100,32 @@ for (const width of WIDTHS) {
     }
   });
 }
+
+describe('on an endpoint with no records yet', () => {
+  it('shows every view empty, saying so, with nothing broken', async () => {
+    const empty = await startEndpoint();
+    try {
+      watched = await openPage(browser, empty.url, { width: 375 });
+      const { page } = watched;
+      const expected: Record<string, string> = {
+        users: 'No users in this range.',
+        flow: 'No sessions in this range.',
+        messages: 'No messages in this range.',
+        feedback: 'No ratings in this range.',
+        revenue: 'No revenue events in this range.',
+        conversations: 'No records yet. Point a bot at this endpoint.',
+      };
+      for (const [view, text] of Object.entries(expected)) {
+        await page.goto(`${empty.url}/#view=${view}`);
+        await page.getByText(text).first().waitFor();
+        await expect(page.locator('[data-chart]').count()).resolves.toBe(0);
+        await expect(page.locator('.banner').count()).resolves.toBe(0);
+        const { scrollWidth, innerWidth } = await widths(page);
+        expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+      }
+      await expect(page.locator('[data-kpi="records"]').getAttribute('data-value')).resolves.toBe('0');
+    } finally {
+      await empty.close();
+    }
+  });
+});
