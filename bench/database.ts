@@ -104,7 +104,7 @@ async function ensurePostgresDatabase(name: string): Promise<string> {
 /** Measures one database: builds it if needed, starts serve, asks every view. */
 async function measureOne(context: BenchContext, kind: 'SQLite' | 'PostgreSQL', count: number): Promise<void> {
   const S = `6 ${kind} ${count >= 1_000_000 ? `${count / 1_000_000}M` : `${count / 1000}k`}`;
-  const database = kind === 'SQLite' ? `${DATA_DIR}million-v1-${count}.db` : await ensurePostgresDatabase(`tracking_bench_v1_${count}`);
+  const database = kind === 'SQLite' ? `${DATA_DIR}million-v2-${count}.db` : await ensurePostgresDatabase(`tracking_bench_v2_${count}`);
   const builder = await startWorker('database');
   context.log(`6. ${kind}: preparing ${count.toLocaleString('en-US')} records (built once, then reused)`);
   const prepared = await builder.call<{ records: number; seconds: number; built: boolean }>('prepare', { database, count });

@@ -169,8 +169,16 @@ export interface TrackingSummary {
   byIntent: Record<string, number>;
   /** Events by event type. */
   byEventType: Record<string, number>;
-  /** Sum and number of revenue events' `amount` (total rounded to 6 decimals). */
-  revenue: { total: number; count: number };
+  /** Events by name (`purchase`, `feedback`…): the steps a funnel can use as `event:NAME`. */
+  byEventName: Record<string, number>;
+  /** Records by Bot Framework channel (`webchat`, `msteams`…); records without one are not counted here. */
+  byChannel: Record<string, number>;
+  /**
+   * Revenue events: their number, the sum of their `amount` per currency (`byCurrency`; `unknown`
+   * for events that name none), and `total`, the sum over every currency (only meaningful when
+   * there is one).
+   */
+  revenue: { total: number; count: number; byCurrency: Record<string, number> };
   /** `receivedAt` of the first and latest records; `null` when nothing is stored. */
   firstAt: string | null;
   lastAt: string | null;

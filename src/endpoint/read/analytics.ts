@@ -83,12 +83,19 @@ export async function activeUsers(store: RecordStore, filter: ReadFilter, interv
   const active = await byRange(byDimensions(store.db.selectFrom('user_days as d'), filter, 'd'), filter, 'd.day', DAY)
     .select([at.as('at'), sql<number>`count(distinct d.bot || ' ' || d.user_id)`.as('n')])
     .groupBy(at).execute();
-  // Each user's first day, over all time (not only the range asked for).
-  const firsts = byDimensions(store.db.selectFrom('user_days as d'), filter, 'd').select(['d.bot', 'd.user_id', (eb) => eb.fn.min('d.day').as('first')]).groupBy(['d.bot', 'd.user_id']);
-  const firstAt = bucketOf(store, sql.ref('f.first'), interval);
-  const fresh = await byRange(store.db.selectFrom(firsts.as('f')), filter, 'f.first', DAY)
-    .select([firstAt.as('at'), (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy(firstAt).execute();
+  // Each user's first activity, over all time (not only the range asked for): kept with the user,
+  // unless the platform or channel narrows it (then their first active day there).
+  let fresh: { at: unknown; n: unknown }[];
+  if (filter.platform === undefined && filter.channel === undefined) {
+    const firstAt = bucketOf(store, sql.ref('u.first_at'), interval);
+    fresh = await byRange(store.db.selectFrom('users as u').$if(filter.bot !== undefined, (q) => q.where('u.bot', '=', filter.bot!)), filter, 'u.first_at', DAY)
+      .select([firstAt.as('at'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy(firstAt).execute();
+  } else {
+    const firsts = byDimensions(store.db.selectFrom('user_days as d'), filter, 'd').select(['d.bot', 'd.user_id', (eb) => eb.fn.min('d.day').as('first')]).groupBy(['d.bot', 'd.user_id']);
+    const firstAt = bucketOf(store, sql.ref('f.first'), interval);
+    fresh = await byRange(store.db.selectFrom(firsts.as('f')), filter, 'f.first', DAY)
+      .select([firstAt.as('at'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy(firstAt).execute();
+  }
   const newBy = new Map(fresh.map((row) => [Number(row.at), Number(row.n)]));
   const activeBy = new Map(active.map((row) => [Number(row.at), Number(row.n)]));
   const points = buckets([...activeBy.keys()], filter, interval).map((start) => {
@@ -133,46 +140,57 @@ export async function retention(store: RecordStore, filter: ReadFilter, now = Da
   };
 }
 
-/** Sessions that started within the filter. */
-function sessionsIn(store: RecordStore, filter: ReadFilter) {
-  return byRange(byDimensions(store.db.selectFrom('sessions as s'), filter, 's'), filter, 's.start_at');
-}
-
-/** How many sessions, how long, how many messages each, and how many started each day. */
+/**
+ * How many sessions, how long, how many messages each, and how many started each day: from the
+ * per-day session figures the store keeps (the days the range touches). The median length is the
+ * lower bound of the length bucket (10 s, 1 min or 10 min wide) that holds the middle session.
+ */
 export async function sessionStats(store: RecordStore, filter: ReadFilter): Promise<SessionsResponse> {
-  const length = sql<number>`(s.last_at - s.start_at)`;
-  const day = bucketOf(store, sql.ref('s.start_at'), 'day');
-  const [totals, perDay] = await Promise.all([
-    sessionsIn(store, filter).select((eb) => [
-      eb.fn.countAll<number>().as('sessions'),
-      sql<number>`count(distinct s.bot || ' ' || s.user_id)`.as('users'),
-      eb.fn.avg<number>('s.messages').as('messages'),
-      eb.fn.avg<number>(length).as('length'),
-    ]).executeTakeFirstOrThrow(),
-    sessionsIn(store, filter).select([day.as('at'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy(day).execute(),
+  const days = () => byRange(byDimensions(store.db.selectFrom('session_days as d'), filter, 'd'), filter, 'd.day', DAY);
+  const [perDay, totals, histogram, users] = await Promise.all([
+    days().select(['d.day', (eb) => eb.fn.sum<number>('d.sessions').as('n')]).groupBy('d.day').execute(),
+    days().select((eb) => [eb.fn.sum<number>('d.sessions').as('sessions'), eb.fn.sum<number>('d.messages').as('messages'), eb.fn.sum<number>('d.length_ms').as('length')]).executeTakeFirstOrThrow(),
+    byRange(byDimensions(store.db.selectFrom('session_lengths as l'), filter, 'l'), filter, 'l.day', DAY)
+      .select(['l.bucket', (eb) => eb.fn.sum<number>('l.sessions').as('n')]).groupBy('l.bucket').orderBy('l.bucket').execute(),
+    countActiveUsers(store, filter),
   ]);
-  const count = Number(totals.sessions);
-  // The median: the middle session by length (one row read, through the order).
-  const middle = count === 0 ? undefined : await sessionsIn(store, filter).select(length.as('length')).orderBy(length).offset(Math.floor((count - 1) / 2)).limit(1).executeTakeFirst();
-  const byDay = new Map(perDay.map((row) => [Number(row.at), Number(row.n)]));
+  const count = Number(totals.sessions ?? 0);
+  let median = 0;
+  let seen = 0;
+  for (const row of histogram) {
+    seen += Number(row.n);
+    if (seen * 2 > count || (count > 0 && seen === count)) {
+      median = Number(row.bucket);
+      break;
+    }
+  }
+  const byDay = new Map(perDay.map((row) => [Number(row.day), Number(row.n)]));
   return {
     sessions: count,
-    users: Number(totals.users),
-    messagesPerSession: round(Number(totals.messages ?? 0), 2),
-    averageLengthSeconds: round(Number(totals.length ?? 0) / 1000, 1),
-    medianLengthSeconds: middle === undefined ? 0 : round(Number(middle.length) / 1000, 1),
-    perDay: buckets([...byDay.keys()], filter, 'day').map((start) => ({ start: iso(start), sessions: byDay.get(start) ?? 0 })),
+    users,
+    messagesPerSession: count === 0 ? 0 : round(Number(totals.messages ?? 0) / count, 2),
+    averageLengthSeconds: count === 0 ? 0 : round(Number(totals.length ?? 0) / count / 1000, 1),
+    medianLengthSeconds: median,
+    perDay: buckets([...byDay.keys()].filter((day) => (byDay.get(day) ?? 0) > 0), filter, 'day').map((start) => ({ start: iso(start), sessions: byDay.get(start) ?? 0 })),
   };
 }
 
-/** The most common paths: sessions grouped by their first steps. */
+/** Users active within the filter (any message or event). */
+async function countActiveUsers(store: RecordStore, filter: ReadFilter): Promise<number> {
+  const row = await byRange(byDimensions(store.db.selectFrom('user_days as d'), filter, 'd'), filter, 'd.day', DAY)
+    .select(sql<number>`count(distinct d.bot || ' ' || d.user_id)`.as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The most common paths: sessions (started within the filter) grouped by their first steps, from the per-day path counts. */
 export async function paths(store: RecordStore, filter: ReadFilter, limit: number): Promise<PathsResponse> {
+  const base = () => byRange(byDimensions(store.db.selectFrom('session_paths as p'), filter, 'p'), filter, 'p.day', DAY);
   const [total, rows] = await Promise.all([
-    sessionsIn(store, filter).where('s.steps', '>', 0).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    sessionsIn(store, filter).where('s.steps', '>', 0).select(['s.path', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('s.path')
-      .orderBy('n', 'desc').orderBy('s.path').limit(limit).execute(),
+    base().select((eb) => eb.fn.sum<number>('p.sessions').as('n')).executeTakeFirstOrThrow(),
+    base().select(['p.path', (eb) => eb.fn.sum<number>('p.sessions').as('n')]).groupBy('p.path').having((eb) => eb.fn.sum('p.sessions'), '>', 0)
+      .orderBy('n', 'desc').orderBy('p.path').limit(limit).execute(),
   ]);
-  const sessions = Number(total.n);
+  const sessions = Number(total.n ?? 0);
   const found = rows.map((row) => ({ steps: JSON.parse(row.path) as string[], sessions: Number(row.n), share: sessions === 0 ? 0 : round(Number(row.n) / sessions) }));
   // Ties in the order the steps read (the databases' collations differ on punctuation).
   const label = (steps: string[]) => steps.join(' > ');
@@ -217,15 +235,21 @@ export async function funnel(store: RecordStore, filter: ReadFilter, steps: read
   };
 }
 
-/** What users said most (grouped by normalised text), or only what was marked `NotHandled`. */
+/**
+ * What users said most (grouped by normalised text), or only what was marked `NotHandled`: from
+ * the all-time totals when no range is asked, else from the per-day counts.
+ */
 export async function topMessages(store: RecordStore, filter: ReadFilter, limit: number, unhandled: boolean): Promise<MessagesResponse> {
-  const base = () => byRange(byDimensions(store.db.selectFrom('daily_messages as m'), filter, 'm'), filter, 'm.day', DAY)
-    .$if(unhandled, (q) => q.where('m.intent', '=', NOT_HANDLED_INTENT));
+  const open = filter.from === undefined && filter.to === undefined;
+  const base = () => (open
+    ? byDimensions(store.db.selectFrom('message_totals as m'), filter, 'm')
+    : byRange(byDimensions(store.db.selectFrom('daily_messages as m'), filter, 'm'), filter, 'm.day', DAY))
+    .$if(unhandled, (q: any) => q.where('m.intent', '=', NOT_HANDLED_INTENT));
   const [total, rows] = await Promise.all([
-    base().select((eb) => eb.fn.sum<number>('m.count').as('n')).executeTakeFirstOrThrow(),
-    base().select(['m.text_key', (eb) => eb.fn.max('m.text').as('text'), (eb) => eb.fn.sum<number>('m.count').as('n'), (eb) => eb.fn.max('m.intent').as('intent')])
+    base().select((eb: any) => eb.fn.sum('m.count').as('n')).executeTakeFirstOrThrow(),
+    base().select(['m.text_key', (eb: any) => eb.fn.max('m.text').as('text'), (eb: any) => eb.fn.sum('m.count').as('n'), (eb: any) => eb.fn.max('m.intent').as('intent')])
       .groupBy('m.text_key').orderBy('n', 'desc').orderBy('m.text_key').limit(limit).execute(),
-  ]);
+  ]) as unknown as [{ n: unknown }, { text_key: string; text: unknown; n: unknown; intent: unknown }[]];
   const all = Number(total.n ?? 0);
   const byCount = (a: { n: unknown; text_key: string }, b: { n: unknown; text_key: string }) => Number(b.n) - Number(a.n) || (a.text_key < b.text_key ? -1 : a.text_key > b.text_key ? 1 : 0);
   return {
@@ -234,17 +258,16 @@ export async function topMessages(store: RecordStore, filter: ReadFilter, limit:
   };
 }
 
-/** The buttons users clicked, most clicked first, with what the user's message said with the click. */
+/** The buttons users clicked, most clicked first, with what the user's message said with the click (from the per-day click counts). */
 export async function clickedButtons(store: RecordStore, filter: ReadFilter, limit: number): Promise<ButtonsResponse> {
-  const base = () => byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at').where('e.clicked_button', 'is not', null);
+  const base = () => byRange(byDimensions(store.db.selectFrom('daily_clicks as c'), filter, 'c'), filter, 'c.day', DAY);
   const [total, rows] = await Promise.all([
-    base().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    base().select(['e.clicked_button', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.max('e.text').as('label')])
-      .groupBy('e.clicked_button').orderBy('n', 'desc').orderBy('e.clicked_button').limit(limit).execute(),
+    base().select((eb) => eb.fn.sum<number>('c.clicks').as('n')).executeTakeFirstOrThrow(),
+    base().select(['c.button', (eb) => eb.fn.sum<number>('c.clicks').as('n'), (eb) => eb.fn.max('c.label').as('label')])
+      .groupBy('c.button').orderBy('n', 'desc').orderBy('c.button').limit(limit).execute(),
   ]);
-  const byClicks = (a: { n: unknown; clicked_button: string | null }, b: { n: unknown; clicked_button: string | null }) =>
-    Number(b.n) - Number(a.n) || (String(a.clicked_button) < String(b.clicked_button) ? -1 : String(a.clicked_button) > String(b.clicked_button) ? 1 : 0);
-  return { total: Number(total.n), buttons: rows.sort(byClicks).map((row) => ({ button: String(row.clicked_button), label: row.label ? String(row.label) : null, clicks: Number(row.n) })) };
+  const byClicks = (a: { n: unknown; button: string }, b: { n: unknown; button: string }) => Number(b.n) - Number(a.n) || (a.button < b.button ? -1 : a.button > b.button ? 1 : 0);
+  return { total: Number(total.n ?? 0), buttons: rows.sort(byClicks).map((row) => ({ button: row.button, label: row.label ? String(row.label) : null, clicks: Number(row.n) })) };
 }
 
 /** Most feedback comments returned. */
@@ -265,7 +288,9 @@ export async function feedback(store: RecordStore, filter: ReadFilter): Promise<
     events().select([day.as('at'), up.as('up'), down.as('down')]).groupBy(day).execute(),
     events().select(['e.rated_intent', up.as('up'), down.as('down')]).groupBy('e.rated_intent').execute(),
     events().where('e.comment', 'is not', null)
-      .select(['e.occurred_at', 'e.user_id', 'e.user_name', 'e.reaction', 'e.comment', 'e.rated_intent', 'e.reply_to'])
+      // Events carry no name: the user's, as the store knows it.
+      .leftJoin('users as u', (join) => join.onRef('u.bot', '=', 'e.bot').onRef('u.user_id', '=', 'e.user_id'))
+      .select(['e.occurred_at', 'e.user_id', 'u.name as user_name', 'e.reaction', 'e.comment', 'e.rated_intent', 'e.reply_to'])
       .orderBy('e.occurred_at', 'desc').orderBy('e.seq', 'desc').limit(MAX_COMMENTS).execute(),
     counts(store, filter).where('direction', '=', 'outgoing')
       .select((eb) => [eb.fn.sum<number>('entries').as('replies'), eb.fn.sum<number>('ai_generated').as('ai')]).executeTakeFirstOrThrow(),

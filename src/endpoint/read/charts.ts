@@ -67,8 +67,8 @@ async function span(store: RecordStore, filter: ReadFilter): Promise<{ first: nu
 export async function summarise(store: RecordStore, filter: ReadFilter): Promise<TrackingSummary> {
   const [rows, users, conversations, times] = await Promise.all([
     counts(store, filter)
-      .select(['type', 'platform', 'direction', 'intent', 'event_type', (eb) => eb.fn.sum<number>('records').as('records'), (eb) => eb.fn.sum<number>('entries').as('entries'), (eb) => eb.fn.sum<number>('revenue').as('revenue')])
-      .groupBy(['type', 'platform', 'direction', 'intent', 'event_type']).execute(),
+      .select(['type', 'platform', 'channel', 'direction', 'intent', 'event_type', 'event_name', 'currency', (eb) => eb.fn.sum<number>('records').as('records'), (eb) => eb.fn.sum<number>('entries').as('entries'), (eb) => eb.fn.sum<number>('revenue').as('revenue')])
+      .groupBy(['type', 'platform', 'channel', 'direction', 'intent', 'event_type', 'event_name', 'currency']).execute(),
     countUsers(store, filter),
     countConversations(store, filter),
     span(store, filter),
@@ -77,6 +77,9 @@ export async function summarise(store: RecordStore, filter: ReadFilter): Promise
   const byPlatform: { key: string; n: number }[] = [];
   const byIntent: { key: string; n: number }[] = [];
   const byEventType: { key: string; n: number }[] = [];
+  const byEventName: { key: string; n: number }[] = [];
+  const byChannel: { key: string; n: number }[] = [];
+  const byCurrency: { key: string; n: number }[] = [];
   let records = 0;
   let messages = 0;
   let events = 0;
@@ -88,12 +91,15 @@ export async function summarise(store: RecordStore, filter: ReadFilter): Promise
     records += n;
     byType.push({ key: row.type, n });
     byPlatform.push({ key: row.platform, n });
+    if (row.channel !== '') byChannel.push({ key: row.channel, n });
     if (row.direction === 'event') {
       events += entries;
       byEventType.push({ key: row.event_type, n: entries });
+      byEventName.push({ key: row.event_name, n: entries });
       if (row.event_type === 'revenueEvent') {
         revenue += Number(row.revenue ?? 0);
         revenueCount += entries;
+        byCurrency.push({ key: row.currency || 'unknown', n: Number(row.revenue ?? 0) });
       }
     } else if (row.direction === 'incoming' || row.direction === 'outgoing') {
       messages += entries;
@@ -110,7 +116,9 @@ export async function summarise(store: RecordStore, filter: ReadFilter): Promise
     byPlatform: countsOf(byPlatform, shownPlatform),
     byIntent: countsOf(byIntent),
     byEventType: countsOf(byEventType),
-    revenue: { total: round6(revenue), count: revenueCount },
+    byEventName: countsOf(byEventName),
+    byChannel: countsOf(byChannel),
+    revenue: { total: round6(revenue), count: revenueCount, byCurrency: Object.fromEntries(Object.entries(countsOf(byCurrency)).map(([currency, sum]) => [currency, round6(sum)])) },
     firstAt: times === undefined ? null : new Date(times.first).toISOString(),
     lastAt: times === undefined ? null : new Date(times.last).toISOString(),
   };

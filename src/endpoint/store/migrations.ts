@@ -69,11 +69,11 @@ function initial(dialect: DialectName): Migration {
       await db.schema.createIndex('entries_conversation').on('entries').columns(['conversation_id', 'seq']).execute();
       await db.schema.createIndex('entries_time').on('entries').columns(['bot', 'occurred_at']).execute();
       await db.schema.createIndex('entries_occurred').on('entries').columns(['occurred_at']).execute();
-      await db.schema.createIndex('entries_intent').on('entries').columns(['intent', 'occurred_at']).execute();
+      // Intent and event steps (funnels, filters), covering: who took the step, when.
+      await db.schema.createIndex('entries_intent').on('entries').columns(['intent', 'bot', 'user_id', 'occurred_at']).execute();
       await db.schema.createIndex('entries_event').on('entries').columns(['event_type', 'occurred_at']).execute();
-      await db.schema.createIndex('entries_event_name').on('entries').columns(['event_name', 'occurred_at']).execute();
+      await db.schema.createIndex('entries_event_name').on('entries').columns(['event_name', 'bot', 'user_id', 'occurred_at']).execute();
       await db.schema.createIndex('entries_activity').on('entries').columns(['activity_id']).where(sql.ref('activity_id'), 'is not', null).execute();
-      await db.schema.createIndex('entries_clicks').on('entries').columns(['occurred_at']).where(sql.ref('clicked_button'), 'is not', null).execute();
       await db.schema.createIndex('entries_feedback').on('entries').columns(['occurred_at']).where(sql.ref('reaction'), 'is not', null).execute();
 
       await db.schema
@@ -126,13 +126,15 @@ function initial(dialect: DialectName): Migration {
         .addColumn('direction', 'text', (c) => c.notNull())
         .addColumn('intent', 'text', (c) => c.notNull())
         .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('event_name', 'text', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
         .addColumn('records', t.millis, (c) => c.notNull())
         .addColumn('entries', t.millis, (c) => c.notNull())
         .addColumn('ai_generated', t.millis, (c) => c.notNull())
         .addColumn('revenue', t.real, (c) => c.notNull())
         .addColumn('score_sum', t.real, (c) => c.notNull())
         .addColumn('scored', t.millis, (c) => c.notNull())
-        .addPrimaryKeyConstraint('counts_pk', ['bot', 'width', 'at', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type'])
+        .addPrimaryKeyConstraint('counts_pk', ['bot', 'width', 'at', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type', 'event_name', 'currency'])
         .execute();
       await db.schema.createIndex('counts_at').on('counts').columns(['width', 'at']).execute();
 
@@ -200,6 +202,70 @@ function initial(dialect: DialectName): Migration {
         .addPrimaryKeyConstraint('daily_messages_pk', ['bot', 'day', 'platform', 'channel', 'text_key', 'intent'])
         .execute();
       await db.schema.createIndex('daily_messages_day').on('daily_messages').columns(['day']).execute();
+
+      await db.schema
+        .createTable('message_totals')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('text_key', 'text', (c) => c.notNull())
+        .addColumn('intent', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('count', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('message_totals_pk', ['bot', 'platform', 'channel', 'text_key', 'intent'])
+        .execute();
+      await db.schema.createIndex('message_totals_intent').on('message_totals').columns(['intent', 'text_key']).execute();
+
+      await db.schema
+        .createTable('daily_clicks')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('day', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('button', 'text', (c) => c.notNull())
+        .addColumn('label', 'text', (c) => c.notNull())
+        .addColumn('clicks', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('daily_clicks_pk', ['bot', 'day', 'platform', 'channel', 'button'])
+        .execute();
+      await db.schema.createIndex('daily_clicks_day').on('daily_clicks').columns(['day']).execute();
+
+      await db.schema
+        .createTable('session_days')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('day', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('sessions', t.millis, (c) => c.notNull())
+        .addColumn('messages', t.millis, (c) => c.notNull())
+        .addColumn('events', t.millis, (c) => c.notNull())
+        .addColumn('length_ms', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('session_days_pk', ['bot', 'day', 'platform', 'channel'])
+        .execute();
+      await db.schema.createIndex('session_days_day').on('session_days').columns(['day']).execute();
+
+      await db.schema
+        .createTable('session_lengths')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('day', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('bucket', t.int, (c) => c.notNull())
+        .addColumn('sessions', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('session_lengths_pk', ['bot', 'day', 'platform', 'channel', 'bucket'])
+        .execute();
+      await db.schema.createIndex('session_lengths_day').on('session_lengths').columns(['day']).execute();
+
+      await db.schema
+        .createTable('session_paths')
+        .addColumn('bot', 'text', (c) => c.notNull())
+        .addColumn('day', t.millis, (c) => c.notNull())
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('sessions', t.millis, (c) => c.notNull())
+        .addPrimaryKeyConstraint('session_paths_pk', ['bot', 'day', 'platform', 'channel', 'path'])
+        .execute();
+      await db.schema.createIndex('session_paths_day').on('session_paths').columns(['day']).execute();
 
       await db.schema
         .createTable('imports')

@@ -6,7 +6,9 @@
 import type { Dialect } from './dialect.js';
 import { transcriptEntries } from './entries.js';
 import type { Insertable } from 'kysely';
-import type { ConversationsTable, ConversationUsersTable, DailyMessagesTable, EntriesTable, CountsTable, RecordsTable, UserDaysTable, UsersTable, UserWeeksTable } from './schema.js';
+import type {
+  ConversationsTable, ConversationUsersTable, CountsTable, DailyClicksTable, DailyMessagesTable, EntriesTable, MessageTotalsTable, RecordsTable, UserDaysTable, UsersTable, UserWeeksTable,
+} from './schema.js';
 import type { StoredRecord, TranscriptEntry } from '../types.js';
 
 const HOUR = 3_600_000;
@@ -50,6 +52,8 @@ export interface BatchRows {
   userDays: UserDaysTable[];
   userWeeks: UserWeeksTable[];
   dailyMessages: DailyMessagesTable[];
+  messageTotals: MessageTotalsTable[];
+  dailyClicks: DailyClicksTable[];
 }
 
 /**
@@ -107,10 +111,20 @@ function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, tex
   };
 }
 
-/** The rows a batch of records (already numbered) adds, for `dialect`. */
-export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): BatchRows {
+/** The entry rows of each record of a batch (already numbered), for `dialect`. */
+export function entriesOf(batch: readonly RecordWithJson[], dialect: Dialect): EntriesTable[][] {
+  return batch.map(({ record }) => transcriptEntries(record).map((entry, idx) => entryRow(entry, idx, record, dialect.text)));
+}
+
+/**
+ * The rows a batch of records (already numbered) adds, for `dialect`, from their entry rows
+ * (`entriesOf`, where store/channels.ts may have given events their conversation's channel).
+ */
+export function batchRows(batch: readonly RecordWithJson[], entryRows: readonly EntriesTable[][], dialect: Dialect): BatchRows {
   const text = dialect.text;
-  const rows: BatchRows = { records: [], entries: [], users: [], conversations: [], conversationUsers: [], counts: [], userDays: [], userWeeks: [], dailyMessages: [] };
+  const rows: BatchRows = { records: [], entries: [], users: [], conversations: [], conversationUsers: [], counts: [], userDays: [], userWeeks: [], dailyMessages: [], messageTotals: [], dailyClicks: [] };
+  const messageTotals = new Map<string, MessageTotalsTable>();
+  const dailyClicks = new Map<string, DailyClicksTable>();
   const userWeeks = new Map<string, UserWeeksTable>();
   const dailyMessages = new Map<string, DailyMessagesTable>();
   const users = new Map<string, UsersTable>();
@@ -129,8 +143,8 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
     }
   };
 
-  for (const { record, json } of batch) {
-    const entries = transcriptEntries(record).map((entry, idx) => entryRow(entry, idx, record, text));
+  batch.forEach(({ record, json }, r) => {
+    const entries = entryRows[r];
     const receivedAt = Date.parse(record.receivedAt);
     rows.records.push({
       seq: record.seq,
@@ -147,8 +161,8 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
       // A record that holds no entry (a webhook batch with no messaging item) still counts as a record.
       for (const [width, size] of WIDTHS) {
         const at = Math.floor(receivedAt / size) * size;
-        const row: CountsTable = { bot: record.bot, width, at, platform: text(record.platform ?? ''), channel: '', type: record.type, direction: '', intent: '', event_type: '', records: 1, entries: 0, ai_generated: 0, revenue: 0, score_sum: 0, scored: 0 };
-        upsert(counts, key(row.bot, width, at, row.platform, '', row.type, '', '', ''), row, (into) => void into.records++);
+        const row: CountsTable = { bot: record.bot, width, at, platform: text(record.platform ?? ''), channel: '', type: record.type, direction: '', intent: '', event_type: '', event_name: '', currency: '', records: 1, entries: 0, ai_generated: 0, revenue: 0, score_sum: 0, scored: 0 };
+        upsert(counts, key(row.bot, width, at, row.platform, '', row.type, '', '', '', '', ''), row, (into) => void into.records++);
       }
     }
     entries.forEach((entry, i) => {
@@ -173,6 +187,14 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
           upsert(dailyMessages, key(entry.bot, day, entry.platform, entry.channel, entry.text_key, intent),
             { bot: entry.bot, day, platform: entry.platform, channel: entry.channel, text_key: entry.text_key, intent, text: (entry.text ?? '').slice(0, 500), count: 1 },
             (into) => void into.count++);
+          upsert(messageTotals, key(entry.bot, entry.platform, entry.channel, entry.text_key, intent),
+            { bot: entry.bot, platform: entry.platform, channel: entry.channel, text_key: entry.text_key, intent, text: (entry.text ?? '').slice(0, 500), count: 1 },
+            (into) => void into.count++);
+        }
+        if (entry.clicked_button !== null) {
+          upsert(dailyClicks, key(entry.bot, day, entry.platform, entry.channel, entry.clicked_button),
+            { bot: entry.bot, day, platform: entry.platform, channel: entry.channel, button: entry.clicked_button, label: (entry.text ?? '').slice(0, 200), clicks: 1 },
+            (into) => void into.clicks++);
         }
       }
       if (entry.conversation_id !== '') {
@@ -190,11 +212,12 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
         const bucket = Math.floor(at / size) * size;
         const row: CountsTable = {
           bot: entry.bot, width, at: bucket, platform: entry.platform, channel: entry.channel, type: record.type, direction: entry.direction,
-          intent: isEvent ? '' : (entry.intent ?? ''), event_type: entry.event_type ?? '',
+          intent: isEvent ? '' : (entry.intent ?? ''), event_type: entry.event_type ?? '', event_name: entry.event_name ?? '',
+          currency: entry.event_type === 'revenueEvent' ? (entry.currency ?? '') : '',
           records: i === 0 ? 1 : 0, entries: 1, ai_generated: entry.ai_generated, revenue: entry.event_type === 'revenueEvent' ? (entry.amount ?? 0) : 0,
           score_sum: entry.intent_score ?? 0, scored: entry.intent_score === null ? 0 : 1,
         };
-        upsert(counts, key(row.bot, width, bucket, row.platform, row.channel, row.type, row.direction, row.intent, row.event_type), row, (into, part) => {
+        upsert(counts, key(row.bot, width, bucket, row.platform, row.channel, row.type, row.direction, row.intent, row.event_type, row.event_name, row.currency), row, (into, part) => {
           into.records += part.records;
           into.entries += part.entries;
           into.ai_generated += part.ai_generated;
@@ -204,7 +227,7 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
         });
       }
     });
-  }
+  });
   // Sorted by key: concurrent writers (several endpoints on one PostgreSQL) then lock summary rows
   // in the same order, and never deadlock.
   const sorted = <T>(map: Map<string, T>): T[] => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
@@ -215,5 +238,7 @@ export function batchRows(batch: readonly RecordWithJson[], dialect: Dialect): B
   rows.userDays = sorted(userDays);
   rows.userWeeks = sorted(userWeeks);
   rows.dailyMessages = sorted(dailyMessages);
+  rows.messageTotals = sorted(messageTotals);
+  rows.dailyClicks = sorted(dailyClicks);
   return rows;
 }

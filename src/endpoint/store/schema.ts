@@ -127,6 +127,10 @@ export interface CountsTable {
   direction: string;
   intent: string;
   event_type: string;
+  /** An event's name (`''` for messages). */
+  event_name: string;
+  /** A revenue event's currency (`''` for none, and for everything else). */
+  currency: string;
   /** Records whose first entry falls here (a record counts once however many entries it holds). */
   records: number;
   entries: number;
@@ -201,6 +205,62 @@ export interface DailyMessagesTable {
   count: number;
 }
 
+/** What users said over all time (the top-messages views when no date range is asked): `daily_messages` without the day. */
+export interface MessageTotalsTable {
+  bot: string;
+  platform: string;
+  channel: string;
+  text_key: string;
+  intent: string;
+  text: string;
+  count: number;
+}
+
+/** The buttons users clicked, per day. */
+export interface DailyClicksTable {
+  bot: string;
+  day: Millis;
+  platform: string;
+  channel: string;
+  button: string;
+  /** What the user's message said with a click (the button's title, for an imBack), if anything. */
+  label: string;
+  clicks: number;
+}
+
+/** Sessions per day they started: how many, their messages, events and total length. */
+export interface SessionDaysTable {
+  bot: string;
+  day: Millis;
+  platform: string;
+  channel: string;
+  sessions: number;
+  messages: number;
+  events: number;
+  /** Sum of the sessions' lengths (last minus first entry), in ms. */
+  length_ms: number;
+}
+
+/** How long sessions were: a histogram per day they started (`bucket` is the lower bound, in seconds; see store/sessions.ts). */
+export interface SessionLengthsTable {
+  bot: string;
+  day: Millis;
+  platform: string;
+  channel: string;
+  bucket: number;
+  sessions: number;
+}
+
+/** Sessions per day they started and per path (their first steps, JSON), for the paths view. */
+export interface SessionPathsTable {
+  bot: string;
+  day: Millis;
+  platform: string;
+  channel: string;
+  path: string;
+  sessions: number;
+}
+
 /** Data imported from elsewhere (today: NDJSON files of earlier versions), so nothing is imported twice. */
 export interface ImportsTable {
   source: string;
@@ -221,5 +281,10 @@ export interface Database {
   sessions: SessionsTable;
   session_heads: SessionHeadsTable;
   daily_messages: DailyMessagesTable;
+  message_totals: MessageTotalsTable;
+  daily_clicks: DailyClicksTable;
+  session_days: SessionDaysTable;
+  session_lengths: SessionLengthsTable;
+  session_paths: SessionPathsTable;
   imports: ImportsTable;
 }

@@ -11,9 +11,7 @@
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Dialect, DialectName } from './dialect.js';
-import { batchRows, type BatchRows, type RecordWithJson } from './rows.js';
-import { sessionRows } from './sessions.js';
-import { rateFeedback } from './feedback.js';
+import { writeBatch } from './write.js';
 import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
@@ -57,14 +55,6 @@ interface PendingAppend {
 
 /** Most records in one transaction. */
 const MAX_BATCH = 500;
-/** Rows per INSERT statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
-const ROWS_PER_INSERT = 400;
-
-function chunks<T>(rows: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) out.push(rows.slice(i, i + ROWS_PER_INSERT));
-  return out;
-}
 
 /** The row of the records table as a `StoredRecord`. */
 export function recordOf(row: Selectable<Database['records']>, dialect: Dialect): StoredRecord {
@@ -170,27 +160,8 @@ export class RecordStore implements StoredRecords {
   }
 
   /** Numbers the records, and writes them and what they add to the summary tables, in `trx`. Returns them as stored. */
-  private async writeRecords(trx: Transaction<Database>, batch: readonly { record: StoredRecord; json: string }[]): Promise<StoredRecord[]> {
-    const seqs = await this.backend.allocateSeqs(trx, batch.length);
-    const numbered: RecordWithJson[] = batch.map(({ record, json }, i) => ({ record: { ...record, seq: seqs[i] }, json }));
-    const rows = batchRows(numbered, this.dialect);
-    await this.insert(trx, rows);
-    await rateFeedback(trx, rows.entries);
-    const { sessions, heads } = await sessionRows(trx, rows.entries, this.dialect.name === 'postgres');
-    for (const part of chunks(sessions)) {
-      await trx.insertInto('sessions').values(part)
-        .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-          start_at: eb.ref('excluded.start_at'), last_at: eb.ref('excluded.last_at'), messages: eb.ref('excluded.messages'),
-          events: eb.ref('excluded.events'), path: eb.ref('excluded.path'), steps: eb.ref('excluded.steps'),
-        })))
-        .execute();
-    }
-    for (const part of chunks(heads)) {
-      await trx.insertInto('session_heads').values(part)
-        .onConflict((oc) => oc.columns(['bot', 'user_id', 'conversation_id']).doUpdateSet((eb) => ({ session_id: eb.ref('excluded.session_id') })))
-        .execute();
-    }
-    return numbered.map(({ record }, i) => ({ ...record, occurredAt: new Date(rows.records[i].occurred_at).toISOString() }));
+  private writeRecords(trx: Transaction<Database>, batch: readonly { record: StoredRecord; json: string }[]): Promise<StoredRecord[]> {
+    return writeBatch(trx, this.backend, batch);
   }
 
   /**
@@ -227,78 +198,6 @@ export class RecordStore implements StoredRecords {
   private async lastSeqIn(trx: Transaction<Database>): Promise<number> {
     const row = await trx.selectFrom('records').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
     return Number(row?.seq ?? 0);
-  }
-
-  private async insert(trx: Transaction<Database>, rows: BatchRows): Promise<void> {
-    const { least, greatest } = this.dialect;
-    for (const part of chunks(rows.records)) await trx.insertInto('records').values(part).execute();
-    for (const part of chunks(rows.entries)) await trx.insertInto('entries').values(part).execute();
-    for (const part of chunks(rows.users)) {
-      await trx.insertInto('users').values(part)
-        .onConflict((oc) => oc.columns(['bot', 'user_id']).doUpdateSet((eb) => ({
-          name: eb.fn.coalesce('excluded.name', 'users.name'),
-          first_at: least(eb.ref('users.first_at'), eb.ref('excluded.first_at')),
-          last_at: greatest(eb.ref('users.last_at'), eb.ref('excluded.last_at')),
-          platform: eb.case().when('excluded.last_at', '>=', eb.ref('users.last_at')).then(eb.ref('excluded.platform')).else(eb.ref('users.platform')).end(),
-          channel: eb.case()
-            .when(eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.last_at', '>=', eb.ref('users.last_at')), eb('users.channel', '=', '')])]))
-            .then(eb.ref('excluded.channel')).else(eb.ref('users.channel')).end(),
-          messages: eb('users.messages', '+', eb.ref('excluded.messages')),
-          events: eb('users.events', '+', eb.ref('excluded.events')),
-        })))
-        .execute();
-    }
-    for (const part of chunks(rows.conversations)) {
-      await trx.insertInto('conversations').values(part)
-        .onConflict((oc) => oc.columns(['bot', 'conversation_id']).doUpdateSet((eb) => ({
-          first_at: least(eb.ref('conversations.first_at'), eb.ref('excluded.first_at')),
-          last_at: greatest(eb.ref('conversations.last_at'), eb.ref('excluded.last_at')),
-          platform: eb.case().when('excluded.last_at', '>=', eb.ref('conversations.last_at')).then(eb.ref('excluded.platform')).else(eb.ref('conversations.platform')).end(),
-          channel: eb.case()
-            .when(eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.last_at', '>=', eb.ref('conversations.last_at')), eb('conversations.channel', '=', '')])]))
-            .then(eb.ref('excluded.channel')).else(eb.ref('conversations.channel')).end(),
-          messages: eb('conversations.messages', '+', eb.ref('excluded.messages')),
-          events: eb('conversations.events', '+', eb.ref('excluded.events')),
-        })))
-        .execute();
-    }
-    for (const part of chunks(rows.conversationUsers)) {
-      await trx.insertInto('conversation_users').values(part)
-        .onConflict((oc) => oc.columns(['bot', 'conversation_id', 'user_id']).doUpdateSet((eb) => ({
-          first_at: least(eb.ref('conversation_users.first_at'), eb.ref('excluded.first_at')),
-        })))
-        .execute();
-    }
-    for (const part of chunks(rows.counts)) {
-      await trx.insertInto('counts').values(part)
-        .onConflict((oc) => oc.columns(['bot', 'width', 'at', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type']).doUpdateSet((eb) => ({
-          records: eb('counts.records', '+', eb.ref('excluded.records')),
-          entries: eb('counts.entries', '+', eb.ref('excluded.entries')),
-          ai_generated: eb('counts.ai_generated', '+', eb.ref('excluded.ai_generated')),
-          revenue: eb('counts.revenue', '+', eb.ref('excluded.revenue')),
-          score_sum: eb('counts.score_sum', '+', eb.ref('excluded.score_sum')),
-          scored: eb('counts.scored', '+', eb.ref('excluded.scored')),
-        })))
-        .execute();
-    }
-    for (const part of chunks(rows.userWeeks)) {
-      await trx.insertInto('user_weeks').values(part).onConflict((oc) => oc.doNothing()).execute();
-    }
-    for (const part of chunks(rows.dailyMessages)) {
-      await trx.insertInto('daily_messages').values(part)
-        .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'text_key', 'intent']).doUpdateSet((eb) => ({
-          count: eb('daily_messages.count', '+', eb.ref('excluded.count')),
-        })))
-        .execute();
-    }
-    for (const part of chunks(rows.userDays)) {
-      await trx.insertInto('user_days').values(part)
-        .onConflict((oc) => oc.columns(['bot', 'user_id', 'day', 'platform', 'channel']).doUpdateSet((eb) => ({
-          messages: eb('user_days.messages', '+', eb.ref('excluded.messages')),
-          events: eb('user_days.events', '+', eb.ref('excluded.events')),
-        })))
-        .execute();
-    }
   }
 
   private notify(): void {
@@ -380,7 +279,11 @@ export class RecordStore implements StoredRecords {
       await trx.deleteFrom('user_days').where('day', '<=', cutoff - DAY).execute();
       await trx.deleteFrom('user_weeks').where('week', '<=', cutoff - 7 * DAY).execute();
       await trx.deleteFrom('daily_messages').where('day', '<=', cutoff - DAY).execute();
-      await trx.deleteFrom('sessions').where('last_at', '<', cutoff).execute();
+      await trx.deleteFrom('daily_clicks').where('day', '<=', cutoff - DAY).execute();
+      // Sessions go with the day they started, so that the per-day figures stay their sums.
+      const cutoffDay = Math.floor(cutoff / DAY) * DAY;
+      await trx.deleteFrom('sessions').where('start_at', '<', cutoffDay).execute();
+      for (const table of ['session_days', 'session_lengths', 'session_paths'] as const) await trx.deleteFrom(table).where('day', '<', cutoffDay).execute();
       await trx.deleteFrom('session_heads').where(({ not, exists, selectFrom }) => not(exists(
         selectFrom('sessions as s').select('s.id').whereRef('s.id', '=', 'session_heads.session_id'),
       ))).execute();
@@ -405,6 +308,15 @@ export class RecordStore implements StoredRecords {
         messages: eb.selectFrom('entries as e').select((e) => e.fn.countAll<number>().as('n')).whereRef('e.conversation_id', '=', 'conversations.conversation_id').whereRef('e.bot', '=', 'conversations.bot').where('e.direction', '<>', 'event'),
         events: eb.selectFrom('entries as e').select((e) => e.fn.countAll<number>().as('n')).whereRef('e.conversation_id', '=', 'conversations.conversation_id').whereRef('e.bot', '=', 'conversations.bot').where('e.direction', '=', 'event'),
       })).execute();
+      if (Number(deleted.numDeletedRows) > 0) {
+        // The all-time message counts are those of the days left.
+        await trx.deleteFrom('message_totals').execute();
+        await trx.insertInto('message_totals').columns(['bot', 'platform', 'channel', 'text_key', 'intent', 'text', 'count'])
+          .expression((eb) => eb.selectFrom('daily_messages')
+            .select(['bot', 'platform', 'channel', 'text_key', 'intent', (s) => s.fn.max('text').as('text'), (s) => s.fn.sum<number>('count').as('count')])
+            .groupBy(['bot', 'platform', 'channel', 'text_key', 'intent']))
+          .execute();
+      }
       return Number(deleted.numDeletedRows);
     });
   }

@@ -134,7 +134,10 @@ describe('GET /api/summary', () => {
       byPlatform: { twitter: 5, facebook: 3, universal: 1 },
       byIntent: { order: 2, greet: 1, greet_back: 1 },
       byEventType: { revenueEvent: 2, shareEvent: 1 },
-      revenue: { total: 12.6, count: 2 },
+      byEventName: { purchase: 2, share: 1 },
+      // No record here names a channel.
+      byChannel: {},
+      revenue: { total: 12.6, count: 2, byCurrency: { unknown: 12.6 } },
       firstAt: expect.any(String), lastAt: expect.any(String),
     });
   });

@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TrackingEndpointError, type StoredRecord, type TrackingEndpoint } from '../../../src/endpoint/index.js';
 import { openStore } from '../../../src/endpoint/store/open.js';
 import { RecordStore, type Backend, type NewRecord } from '../../../src/endpoint/store/store.js';
@@ -166,11 +166,11 @@ describe.each(DATABASES)('the store on $name', ({ fresh }) => {
 describe('SQLite', () => {
   it('is the default: .tracking-data/tracking.db under the working directory, and imports the earlier default data file', async () => {
     const { dir, cleanup } = await tempDir();
-    const cwd = process.cwd();
+    // The working directory as the endpoint sees it (process.chdir is not allowed in test workers).
+    const cwd = vi.spyOn(process, 'cwd').mockReturnValue(dir);
     try {
       await mkdir(join(dir, '.tracking-data'));
       await writeFile(join(dir, '.tracking-data', 'records.ndjson'), `${JSON.stringify({ seq: 1, receivedAt: '2025-01-01T00:00:00.000Z', platform: 'sms', platformKind: 'sms', v: '11.1.0-rest', type: 'incoming', bot: 'abcdefabcdef', body: message('u', 'from before') })}\n`);
-      process.chdir(dir);
       const endpoint = await start({ database: undefined, dataFile: undefined });
       try {
         expect(endpoint.database).toEqual({ kind: 'sqlite', location: join(dir, '.tracking-data', 'tracking.db') });
@@ -180,7 +180,7 @@ describe('SQLite', () => {
         await endpoint.close();
       }
     } finally {
-      process.chdir(cwd);
+      cwd.mockRestore();
       await cleanup();
     }
   });
