@@ -11,12 +11,14 @@ export default {
   // not ignored: see vitest.mutate.config.ts for why.
   ignoreStatic: false,
   reporters: ['clear-text', 'progress', 'json'],
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  // scripts/mutate.mjs gives each run a report and a sandbox of its own (STRYKER_SLOT), so that
+  // runs on different modules can go on at the same time.
+  jsonReporter: { fileName: process.env.STRYKER_REPORT ?? 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   thresholds: { high: 85, low: 70, break: null },
-  concurrency: 2,
+  concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 2),
   timeoutMS: 20_000,
-  tempDirName: '.stryker-tmp',
+  tempDirName: process.env.STRYKER_TEMP ?? '.stryker-tmp',
   cleanTempDir: 'always',
   ignorePatterns: ['dist', 'reports', 'bench/results.json', 'test/artifacts', '.tracking-data'],
 };

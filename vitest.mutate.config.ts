@@ -9,7 +9,9 @@ import base from './vitest.config.js';
  * - tests that drive a child process (the code under test runs in another process, where no mutant
  *   is active): test/demo, test/samples (each sample's index.mjs runs as a process; the endpoint the
  *   tests start in-process has test/endpoint of its own), test/client/process,
- *   test/faults/bot-shutdown, test/faults/secrets-under-faults, test/cli/serve;
+ *   test/faults/bot-shutdown, test/faults/secrets-under-faults, test/cli/serve, test/client/short-lived,
+ *   test/endpoint/store/crash (serve killed and restarted as processes) and
+ *   test/endpoint/store/ensure-postgres (a shell script);
  * - tests of the built package: test/package/sdk-types (packs dist/, which the sandbox does not
  *   have, and type-checks the tarball) and the API report check (reads dist/);
  * - the browser tests (Chromium runs the page's bundled code): test/endpoint/page;
@@ -37,6 +39,9 @@ export default mergeConfig(base, defineConfig({
       'test/faults/bot-shutdown.test.ts',
       'test/faults/secrets-under-faults.test.ts',
       'test/cli/serve.test.ts',
+      'test/client/short-lived.test.ts',
+      'test/endpoint/store/crash.test.ts',
+      'test/endpoint/store/ensure-postgres.test.ts',
       'test/package/**',
       'test/api-report.test.ts',
       'test/endpoint/page/**',

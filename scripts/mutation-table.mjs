@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Writes the table of mutation scores per module into README.md's development section (between the
-// `mutation-scores` markers), from what `npm run mutate` recorded in reports/mutation/scores.json.
+// `mutation-scores` markers), from what `npm run mutate` recorded in docs/mutation-scores.json.
 // `node scripts/mutation-table.mjs` after a run; `--print` shows the table without writing it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-const SCORES = 'reports/mutation/scores.json';
+const SCORES = 'docs/mutation-scores.json';
 const START = '<!-- mutation-scores:start -->';
 const END = '<!-- mutation-scores:end -->';
 const TARGET = 85;
