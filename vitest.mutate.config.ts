@@ -29,8 +29,12 @@ import base from './vitest.config.js';
  * those scenarios exercise as Ignored, which drops it from the score instead of testing it. It
  * costs time on modules with much module-level code, not correctness.
  */
+/** `npm run mutate -- --tests=…` narrows the run to some test files or folders. */
+const only = process.env.STRYKER_TESTS?.split(',').filter(Boolean).map((path) => (path.endsWith('.ts') ? path : `${path.replace(/\/$/, '')}/**/*.test.ts`));
+
 export default mergeConfig(base, defineConfig({
   test: {
+    ...(only ? { include: only } : {}),
     exclude: [
       'node_modules/**',
       'test/demo/**',

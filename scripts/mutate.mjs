@@ -12,9 +12,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-const args = process.argv.slice(2).filter((arg) => arg !== '--incremental');
+// `--tests a,b`: only these test files or folders run (faster; a module's score can only be lower
+// than with every test, never higher). Default: every test vitest.mutate.config.ts keeps.
+const testsArg = process.argv.find((arg) => arg.startsWith('--tests='));
+const args = process.argv.slice(2).filter((arg) => arg !== '--incremental' && !arg.startsWith('--tests='));
 if (args.length === 0 || args.includes('--help')) {
-  console.log('Usage: npm run mutate -- <module.ts|folder> [...]\n  e.g. npm run mutate -- src/client/retry.ts src/protocol');
+  console.log('Usage: npm run mutate -- [--incremental] [--tests=test/dir,test/x.test.ts] <module.ts|folder> [...]\n  e.g. npm run mutate -- src/client/retry.ts src/protocol');
   process.exit(args.length === 0 ? 2 : 0);
 }
 const files = [];
@@ -37,7 +40,7 @@ const strykerArgs = ['--no-install', 'stryker', 'run', '--mutate', files.join(',
 if (incremental) strykerArgs.push('--incremental', '--incrementalFile', `reports/mutation/incremental/${key}.json`);
 const run = spawnSync('npx', strykerArgs, {
   stdio: 'inherit',
-  env: { ...process.env, STRYKER_REPORT: reportFile, STRYKER_TEMP: `.stryker-tmp/${slot}` },
+  env: { ...process.env, STRYKER_REPORT: reportFile, STRYKER_TEMP: `.stryker-tmp/${slot}`, ...(testsArg ? { STRYKER_TESTS: testsArg.slice('--tests='.length) } : {}) },
 });
 if (run.status !== 0 || !existsSync(reportFile)) {
   const how = run.error ? `could not start (${run.error.message})` : run.signal ? `was stopped by ${run.signal}` : run.status !== 0 ? `exited with code ${run.status}` : `wrote no ${reportFile}`;
