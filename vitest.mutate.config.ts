@@ -32,9 +32,8 @@ import base from './vitest.config.js';
 /** `npm run mutate -- --tests=…` narrows the run to some test files or folders. */
 const only = process.env.STRYKER_TESTS?.split(',').filter(Boolean).map((path) => (path.endsWith('.ts') ? path : `${path.replace(/\/$/, '')}/**/*.test.ts`));
 
-export default mergeConfig(base, defineConfig({
+const config = mergeConfig(base, defineConfig({
   test: {
-    ...(only ? { include: only } : {}),
     exclude: [
       'node_modules/**',
       'test/demo/**',
@@ -53,3 +52,6 @@ export default mergeConfig(base, defineConfig({
     ],
   },
 }));
+// Set, not merged: mergeConfig would add these to the base config's include instead of replacing it.
+if (only) config.test!.include = only;
+export default config;
