@@ -20,5 +20,6 @@ export default {
   timeoutMS: 20_000,
   tempDirName: process.env.STRYKER_TEMP ?? '.stryker-tmp',
   cleanTempDir: 'always',
-  ignorePatterns: ['dist', 'reports', 'bench/results.json', 'test/artifacts', '.tracking-data'],
+  // .stryker-tmp: the sandboxes of other runs going on at the same time (copying them would fail as they go).
+  ignorePatterns: ['dist', 'reports', 'bench/results.json', 'test/artifacts', '.tracking-data', '.stryker-tmp'],
 };
