@@ -32,6 +32,8 @@ export class CsvError extends Error {
   }
 }
 
+/** A line end: CRLF, CR or LF. */
+const LINE_END = /\r\n|\r|\n/g;
 const QUOTE = 34;
 const CR = 13;
 const LF = 10;
@@ -58,10 +60,7 @@ function readRecord(text: string, start: number, startLine: number, delimiter: n
       for (;;) {
         const q = text.indexOf('"', from);
         if (q === -1) return { error: UNCLOSED };
-        for (let k = from; k < q; k++) {
-          const c = text.charCodeAt(k);
-          if (c === LF || (c === CR && text.charCodeAt(k + 1) !== LF)) line++;
-        }
+        line += text.slice(from, q).match(LINE_END)?.length ?? 0;
         if (text.charCodeAt(q + 1) === QUOTE) {
           parts += text.slice(from, q + 1);
           from = q + 2;
@@ -75,7 +74,8 @@ function readRecord(text: string, start: number, startLine: number, delimiter: n
       if (i < n && next !== delimiter && next !== CR && next !== LF) return { error: line > fieldLine ? RUNS_ON(line) : AFTER_QUOTE };
     } else {
       let end = i;
-      while (end < n) {
+      // i is at most n (a delimiter was just passed, or a record starts before the end).
+      while (end !== n) {
         const c = text.charCodeAt(end);
         if (c === delimiter || c === CR || c === LF) break;
         end++;
@@ -84,23 +84,22 @@ function readRecord(text: string, start: number, startLine: number, delimiter: n
       i = end;
     }
     fields.push(value);
-    if (i >= n) return { fields, next: i, line };
     const c = text.charCodeAt(i);
     if (c === delimiter) {
       i++;
       continue;
     }
-    i += c === CR && text.charCodeAt(i + 1) === LF ? 2 : 1;
-    return { fields, next: i, line: line + 1 };
+    // A line end, or the end of the text (then next is past it, where the parse stops).
+    return { fields, next: i + (c === CR && text.charCodeAt(i + 1) === LF ? 2 : 1), line: line + 1 };
   }
 }
 
-/** Where the line after the one `i` is on starts. */
+/** Where the line after the one `i` is on starts (the end of the text when it is the last). */
 function nextLine(text: string, i: number): number {
-  const n = text.length;
-  while (i < n && text.charCodeAt(i) !== CR && text.charCodeAt(i) !== LF) i++;
-  if (i < n) i += text.charCodeAt(i) === CR && text.charCodeAt(i + 1) === LF ? 2 : 1;
-  return i;
+  const lineEnd = new RegExp(LINE_END.source, 'g');
+  lineEnd.lastIndex = i;
+  const found = lineEnd.exec(text);
+  return found === null ? text.length : found.index + found[0].length;
 }
 
 /** The delimiter's character code; throws `RangeError` for anything but one character other than `"`, CR and LF. */

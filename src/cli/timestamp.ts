@@ -14,7 +14,8 @@ const MAX_AHEAD_MS = 86_400_000;
 /** Epoch values below this are seconds, from here on milliseconds (10^11 seconds is the year 5138; 10^11 ms is 1973). */
 const SECONDS_BELOW = 1e11;
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+/** Date; then time, fraction, and a zone: Z, or an offset (its sign, hours and minutes). */
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 const EPOCH = /^\d{1,16}(?:\.\d{1,9})?$/;
 
 /** The outcome of `parseTimestamp`: epoch milliseconds, or what was expected and what was there. */
@@ -29,17 +30,17 @@ function received(value: unknown): string {
 function isoMs(text: string): number | undefined {
   const m = ISO.exec(text);
   if (!m) return undefined;
-  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', zone] = m;
-  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(Number(`0.${fraction || '0'}`) * 1000);
-  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return undefined; // 2025-02-30
-  if (zone === undefined || zone === 'Z' || zone === 'z') return utc;
-  const sign = zone[0] === '-' ? -1 : 1;
-  const offsetHours = Number(zone.slice(1, 3));
-  const offsetMinutes = Number(zone.replace(':', '').slice(3, 5) || '0');
+  const [, y, mo, d, h, mi, s, fraction = '', sign, offsetH, offsetM] = m;
+  // A time left out (a date alone, or no seconds) is 0.
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map((part) => Number(part ?? 0));
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(Number(`0.${fraction}`) * 1000);
+  // A day the month does not have (2025-02-30, or 00): Date.UTC would roll it over.
+  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return undefined;
+  if (sign === undefined) return utc; // Z, or no zone: UTC
+  const [offsetHours, offsetMinutes] = [Number(offsetH), Number(offsetM ?? 0)];
   if (offsetHours > 23 || offsetMinutes > 59) return undefined;
-  return utc - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
+  return utc - (sign === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
 }
 
 /**
