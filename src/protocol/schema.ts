@@ -61,7 +61,8 @@ export function string(options: { nonEmpty?: boolean } = {}): Schema {
 /** A finite number (not NaN, not Infinity). */
 export function finiteNumber(): Schema {
   return (value, path, issues) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) fail(issues, path, 'a finite number', value);
+    // Number.isFinite does not convert: it is false for anything that is not a number.
+    if (!Number.isFinite(value)) fail(issues, path, 'a finite number', value);
   };
 }
 
@@ -69,7 +70,7 @@ export function finiteNumber(): Schema {
 export function oneOf(values: readonly string[]): Schema {
   const expected = `one of ${values.map((v) => `"${v}"`).join(', ')}`;
   return (value, path, issues) => {
-    if (typeof value !== 'string' || !values.includes(value)) fail(issues, path, expected, value);
+    if (!(values as readonly unknown[]).includes(value)) fail(issues, path, expected, value);
   };
 }
 
@@ -101,7 +102,7 @@ export function object(shape: Shape): Schema {
     const entry = shape[key];
     return typeof entry === 'function'
       ? { key, schema: entry, optional: false }
-      : { key, schema: entry.schema, optional: true };
+      : { key, schema: entry.schema, optional: entry.optional };
   });
   return (value, path, issues) => {
     if (!isPlainObject(value)) {
