@@ -65,9 +65,13 @@ export function defaultEventPlatform(eventType: string): PlatformKind {
   return eventType === 'shareEvent' ? 'messenger' : 'directMessage';
 }
 
-const PLACEHOLDER = /^\s*$|^<[^>]*>$|^\{[^}]*\}$|^\$\{?[A-Z_]+\}?$/;
+const PLACEHOLDER = /^\s*$|^<[^>]*>$|^\$?\{+[^{}]*\}+$|^\$[A-Z0-9_]+$/;
 
-/** True when a value is empty or a placeholder such as `<API_KEY>`, `{api_key}` or `$API_KEY`, never a valid value. */
+/**
+ * True when a value is empty or a placeholder, never a valid value: `<API_KEY>`, `{api_key}`, a
+ * template's `{{api_key}}` or `${{ secrets.API_KEY }}`, an environment variable's name such as
+ * `$API_KEY`, `${api_key}` or `$BOT2_API_KEY`.
+ */
 export function isPlaceholder(value: string): boolean {
   return PLACEHOLDER.test(value) || value.includes('<API_KEY>');
 }

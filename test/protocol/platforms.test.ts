@@ -121,7 +121,11 @@ describe('API keys', () => {
     }
   });
 
-  it.each(['<API_KEY>', '<YOUR_API_KEY>', '<your key here>', '<>', '{api_key}', '{API_KEY}', '{}', '$TRACKING_API_KEY', '${TRACKING_API_KEY}', '$API_KEY', '   ', '\t', 'key=<API_KEY>'])(
+  it.each([
+    '<API_KEY>', '<YOUR_API_KEY>', '<your key here>', '<>', '{api_key}', '{API_KEY}', '{}', '{{api_key}}', '{{ apiKey }}',
+    '${{ secrets.TRACKING_API_KEY }}', '$TRACKING_API_KEY', '${TRACKING_API_KEY}', '${api_key}', '$API_KEY', '$BOT2_API_KEY',
+    '   ', '\t', 'key=<API_KEY>',
+  ])(
     'refuses the placeholder %j, saying it is one',
     (key) => {
       expect(isPlaceholder(key)).toBe(true);
@@ -133,7 +137,10 @@ describe('API keys', () => {
     expect(isPlaceholder('')).toBe(true);
   });
 
-  it.each(['a1b2c3d4', 'sk_live_0123456789', 'key<v2>', '<v2>key', 'key{v2}', '{v2}key', 'pa$SWORD', '$KEYabc', '${KEY}abc', 'x $API_KEY', '$lowercase'])(
+  it.each([
+    'a1b2c3d4', 'sk_live_0123456789', 'key<v2>', '<v2>key', 'key{v2}', '{v2}key', '{a}b{c}', 'key{{v2}}', '{{v2}}key', 'pa$SWORD',
+    '$KEYabc', '${KEY}abc', 'x $API_KEY', '$lowercase', '$', 'a$B',
+  ])(
     'accepts the real key %j, which only contains brackets, braces or a dollar sign',
     (key) => {
       expect(isPlaceholder(key)).toBe(false);
