@@ -117,15 +117,20 @@ export interface SinkCount {
   total: number;
   /** When the last record arrived, ms since the epoch. */
   lastAt: number;
+  /** When the sink answered the last record (its delay included), ms since the epoch. */
+  lastAnsweredAt?: number;
   unmarked: number;
   /** Most connections the sender had open at once during the phase. */
   peakSockets?: number;
 }
 
-/** Waits until the sink counted `n` distinct records of `phase`, or none arrived for `idleMs` (some were lost). */
-export function sinkWait(sinkUrl: string, phase: number, n: number, idleMs = 5_000): Promise<SinkCount> {
+/**
+ * Waits until the sink counted `n` distinct records of `phase` (with `answered`: and answered every
+ * record of the phase that arrived), or none arrived for `idleMs` (some were lost).
+ */
+export function sinkWait(sinkUrl: string, phase: number, n: number, idleMs = 5_000, answered = false): Promise<SinkCount> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${sinkUrl}/_bench/wait?phase=${phase}&n=${n}&idleMs=${idleMs}`, { agent: controlAgent }, (res) => {
+    const req = http.get(`${sinkUrl}/_bench/wait?phase=${phase}&n=${n}&idleMs=${idleMs}${answered ? '&answered=1' : ''}`, { agent: controlAgent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));

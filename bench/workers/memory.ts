@@ -7,10 +7,12 @@
  *   bare `node:http` loop sends the same records, made before the burst: the floor any sender of
  *   one POST per record starts from. Reports the peak RSS growth over the RSS before the burst
  *   (the kernel's peak, `maxRSS`, or a 5 ms sample, whichever is higher).
- * - `retained`: the heap one queued record holds (after a full GC), with an endpoint that never answers.
+ * - `retained`: the memory one queued record holds (after a full GC: heap and ArrayBuffers), with
+ *   the default transport and an endpoint that never answers.
  * - `down`: the endpoint is down (nothing listens on its port); `client.universal.logIncoming`
  *   is called `records` times, in batches with a yield between them, then the client is closed
- *   with a 2 s deadline. Reports RSS growth and how every record ended: delivered, dropped, given up.
+ *   with a 2 s deadline. Reports the RSS growth up to the queue cap and beyond it (flat: none),
+ *   and how every record ended: delivered, dropped, given up.
  */
 import net from 'node:net';
 import type { Message } from '../../src/protocol/index.js';
@@ -23,24 +25,53 @@ export type MemorySender = 'none' | 'ours' | 'dashbot' | 'bare';
 
 const MB = 1024 * 1024;
 
-/** Starts tracking the peak RSS of this process (after a full GC); `stop()` reports it. */
+/** The heap in use after a full GC, MB: what the process holds. */
+function heapHeldMb(): number {
+  collectGarbage();
+  collectGarbage();
+  return process.memoryUsage().heapUsed / MB;
+}
+
+/**
+ * Starts tracking the peak RSS of this process (after a full GC): sampled every 5 ms, and the
+ * kernel's high-water mark (`maxRSS`) when it rose. `mark()` starts a new window; `stop()`
+ * reports the peak over the whole span, and `windowPeakMb` the peak since the last mark.
+ */
 function rssPeak() {
   collectGarbage();
   collectGarbage();
   const baseline = process.memoryUsage.rss();
-  const maxRssBefore = process.resourceUsage().maxRSS * 1024;
+  let maxRssBefore = process.resourceUsage().maxRSS * 1024;
   let sampled = baseline;
-  const timer = setInterval(() => {
-    sampled = Math.max(sampled, process.memoryUsage.rss());
-  }, 5);
+  let windowSampled = baseline;
+  let overall = baseline;
+  const sample = () => {
+    const rss = process.memoryUsage.rss();
+    if (rss > sampled) sampled = rss;
+    if (rss > windowSampled) windowSampled = rss;
+  };
+  const timer = setInterval(sample, 5);
+  /** The peak of the current window: the samples, or the kernel's high-water mark if it rose during the window. */
+  const windowPeak = () => {
+    sample();
+    const maxRss = process.resourceUsage().maxRSS * 1024;
+    return maxRss > maxRssBefore ? Math.max(maxRss, windowSampled) : windowSampled;
+  };
   return {
     baseline,
+    /** Ends the current window (its peak counts in the overall peak) and starts a new one; returns the ended window's peak growth, MB. */
+    mark(): number {
+      const peak = windowPeak();
+      overall = Math.max(overall, peak);
+      maxRssBefore = process.resourceUsage().maxRSS * 1024;
+      windowSampled = process.memoryUsage.rss();
+      return (peak - baseline) / MB;
+    },
     stop() {
       clearInterval(timer);
-      sampled = Math.max(sampled, process.memoryUsage.rss());
-      const maxRss = process.resourceUsage().maxRSS * 1024;
-      const peak = maxRss > maxRssBefore ? Math.max(maxRss, sampled) : sampled;
-      return { baselineMb: baseline / MB, peakMb: peak / MB, growthMb: (peak - baseline) / MB };
+      const last = windowPeak();
+      const peak = Math.max(overall, last, sampled);
+      return { baselineMb: baseline / MB, peakMb: peak / MB, growthMb: (peak - baseline) / MB, windowPeakMb: (last - baseline) / MB };
     },
   };
 }
@@ -101,7 +132,14 @@ function closedPort(): Promise<number> {
   });
 }
 
-async function down(args: { records: number; batch: number }) {
+/**
+ * The endpoint is down: `records` records logged in batches (a yield between them). The queue
+ * fills up after `maxQueueSize` records and drops the rest. After `capAt` records (well past the
+ * cap, so the heap has settled into dropping), the RSS growth so far and the heap held after a
+ * full GC are noted; over the rest of the run (every record dropped, then `close()`), the peak
+ * RSS must not grow beyond it, and the heap held must not grow at all: memory stays flat at the cap.
+ */
+async function down(args: { records: number; batch: number; capAt: number }) {
   const port = await closedPort();
   const { client, reported } = ourClient(`http://127.0.0.1:${port}`);
   const [sample] = await captureRequests('http://127.0.0.1:1', userMessages(0, 1));
@@ -113,15 +151,26 @@ async function down(args: { records: number; batch: number }) {
     rejections.set(reason, (rejections.get(reason) ?? 0) + 1);
   };
   const onResolved = () => void resolved++;
+  const { capAt } = args;
+  let atCapMb = 0;
+  let queuedAtCap = 0;
+  let heapAtCapMb = 0;
   const peak = rssPeak();
   const start = performance.now();
   for (let i = 0; i < args.records; i++) {
     const message: Message = { ...template, text: `q0.${i}`, userId: `user-${i % 64}` };
     client.universal.logIncoming(message).then(onResolved, onRejected);
     if ((i + 1) % args.batch === 0) await nextTick();
+    if (i + 1 === capAt) {
+      const stats = client.stats();
+      queuedAtCap = stats.queued + stats.inFlight;
+      atCapMb = peak.mark();
+      heapAtCapMb = heapHeldMb();
+    }
   }
   const loggedMs = performance.now() - start;
   const statsAfterLogging = client.stats();
+  const heapAfterMb = heapHeldMb();
   // With the endpoint down the queued records would retry for a long time (one user's records
   // go one at a time, each through its retries); close() gives up what is left at its deadline.
   const { abandoned, stats } = await client.close(2000);
@@ -132,6 +181,13 @@ async function down(args: { records: number; batch: number }) {
     logged: args.records,
     loggedMs,
     ms: performance.now() - start,
+    capAt,
+    queuedAtCap,
+    atCapMb,
+    /** The peak RSS growth after `capAt` records, beyond the growth up to it. */
+    afterCapMb: memory.windowPeakMb - atCapMb,
+    /** The heap held (after a full GC) once every record was logged, beyond what it held at `capAt`. */
+    heapAfterCapMb: heapAfterMb - heapAtCapMb,
     queuedAfterLogging: statsAfterLogging.queued + statsAfterLogging.inFlight,
     stats,
     abandoned,
@@ -142,26 +198,39 @@ async function down(args: { records: number; batch: number }) {
 }
 
 /**
- * What one queued record holds: `turns` turns through the middleware to an endpoint that never
- * answers (a transport whose requests hang), then the heap after a full GC, per queued record.
+ * What one queued record holds: `turns` turns through the middleware, with the default transport,
+ * to an endpoint that takes requests and never answers them; then, after a full GC, the heap and
+ * the ArrayBuffer memory (where the default transport's queue keeps pending bodies) per queued record.
  */
 async function retained(args: { turns: number }) {
-  const { client } = ourClient('http://127.0.0.1:9', { maxQueueSize: 4 * args.turns, transport: { send: () => new Promise<never>(() => undefined) } });
+  const sockets = new Set<net.Socket>();
+  const silent = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as net.AddressInfo;
+  const { client } = ourClient(`http://127.0.0.1:${port}`, { maxQueueSize: 4 * args.turns, requestTimeoutMs: 600_000 });
   const bot = echoAdapter(ourMiddleware(client));
   const messages = userMessages(1, args.turns);
   collectGarbage();
   collectGarbage();
-  const before = process.memoryUsage().heapUsed;
+  const before = process.memoryUsage();
   for (const message of messages) await bot.processActivity(message);
   forgetReplies(bot);
   await nextTick();
   await nextTick();
   collectGarbage();
   collectGarbage();
-  const after = process.memoryUsage().heapUsed;
+  const after = process.memoryUsage();
   const stats = client.stats();
   const records = stats.queued + stats.inFlight;
-  return { records, bytesPerRecord: (after - before) / records };
+  await client.close(0);
+  for (const socket of sockets) socket.destroy();
+  silent.close();
+  const heap = (after.heapUsed - before.heapUsed) / records;
+  const buffers = (after.arrayBuffers - before.arrayBuffers) / records;
+  return { records, heapPerRecord: heap, buffersPerRecord: buffers, bytesPerRecord: heap + buffers };
 }
 
 let unhandled = 0;

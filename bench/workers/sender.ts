@@ -1,6 +1,6 @@
 /**
  * Measurement 2, delivery cost: one sender per process (`ours`, `dashbot`, `bare`, `oursLog`, `none`),
- * each round timed end to end — turns plus delivery — until the sink has counted every record.
+ * each round timed end to end — turns plus delivery — until the sink has answered every record.
  * CPU is this process's user + system time over the same span (`process.cpuUsage()`). Every
  * sender's input (activities, request bodies, records) is made once, before the first round,
  * and replayed each round, so no sender pays inside the clock for promoting fresh input.
@@ -49,7 +49,7 @@ export interface DeliveryResult {
   requests: number;
   wallMs: number;
   cpuMs: number;
-  /** Most connections open at the sink at once during the round. */
+  /** Most connections open at the sink at once that carried the round's records. */
   peakSockets: number;
   /** What our client reported (refused or given up), by reason. */
   reported?: Record<string, number>;
@@ -112,9 +112,11 @@ async function round(args: DeliveryRound): Promise<DeliveryResult> {
   const cpu = process.cpuUsage();
   const start = epochMs();
   await work();
-  const counted: SinkCount = records === 0 ? { unique: 0, total: 0, lastAt: 0, unmarked: 0 } : await sinkWait(sinkUrl, phase, records);
+  const counted: SinkCount = records === 0 ? { unique: 0, total: 0, lastAt: 0, unmarked: 0 } : await sinkWait(sinkUrl, phase, records, 5_000, true);
   const used = process.cpuUsage(cpu);
-  const end = counted.unique >= records ? epochMs() : counted.lastAt;
+  // The round ends when the sink answered its last record (the sender has every answer then),
+  // whoever the sender is; when records were lost, at the last one that arrived.
+  const end = records === 0 ? epochMs() : counted.unique >= records ? (counted.lastAnsweredAt ?? epochMs()) : counted.lastAt;
   return {
     turns: input.turns.length,
     records,

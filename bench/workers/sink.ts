@@ -1,14 +1,20 @@
 /**
- * The loopback tracking sink of measurements 1–3, in its own process so its CPU is not counted
- * in the sender's. It answers every POST with 200 `{}` (after 200 ms when the path starts with
- * `/slow/`, after N ms when it starts with `/delay/N/`: an endpoint that far away) and counts records by the unique marker in their `text` (`q<phase>.<seq>` for a
- * user's message, `a<phase>.<seq>` for the bot's echo), so a lost or duplicated record shows.
+ * The loopback tracking sink of measurements 1–3 and 5, in its own process so its CPU is not
+ * counted in the sender's. It answers every POST with 200 `{}` (after 200 ms when the path starts
+ * with `/slow/`, after N ms when it starts with `/delay/N/`: an endpoint that far away) and counts
+ * records by the unique marker in their `text` (`q<phase>.<seq>` for a user's message,
+ * `a<phase>.<seq>` for the bot's echo), so a lost or duplicated record shows.
  *
  * A sender that replays the same records every round has the parent set the phase they count
  * in (IPC command `phase`) instead.
  *
+ * Sockets: per phase, the most connections open at once that carried a record of the phase. A
+ * keep-alive socket opened in an earlier phase counts once it carries one, so a sender that
+ * reuses its sockets round after round is counted as fully as one that opens new ones.
+ *
  * Control: `GET /_bench/wait?phase=P&n=K&idleMs=T` answers once K distinct records of phase P
- * arrived, or once none arrived for T ms (records were lost), with `{ unique, total, lastAt }`;
+ * arrived (with `&answered=1`: and every one of them was answered, its delay included), or once
+ * none arrived for T ms (records were lost), with `{ unique, total, lastAt, lastAnsweredAt, peakSockets }`;
  * the IPC command `count` answers at once.
  */
 import http from 'node:http';
@@ -21,16 +27,29 @@ const SLOW_MS = 200;
 interface Phase {
   unique: Set<string>;
   total: number;
-  /** Most connections open at once while the phase was current, beyond those open when it began. */
+  /** Connections open now that carried a record of the phase (a keep-alive socket opened earlier counts once it carries one). */
+  sockets: number;
+  /** The most of them open at once: the sockets the sender used. */
   peakSockets: number;
-  baseSockets: number;
   /** When the last record of the phase arrived (ms since the epoch, sub-ms precision). */
   lastAt: number;
-  waiters: { n: number; done(): void; arrived(): void }[];
+  /** Records of the phase answered, and when the last was (its delay included): the sender has its last answer then. */
+  answered: number;
+  lastAnsweredAt: number;
+  waiters: Waiter[];
+}
+
+interface Waiter {
+  n: number;
+  /** Also wait until every record of the phase that arrived has been answered. */
+  answered: boolean;
+  done(): void;
+  arrived(): void;
 }
 
 const phases = new Map<number, Phase>();
-let openSockets = 0;
+/** The phase whose records each open connection carried last. */
+const socketPhase = new WeakMap<object, Phase>();
 let unmarked = 0;
 /** When set (IPC command `phase`), every record counts in this phase, whatever its marker's phase. */
 let currentPhase: number | undefined;
@@ -38,36 +57,51 @@ let currentPhase: number | undefined;
 function phase(id: number): Phase {
   let p = phases.get(id);
   if (p === undefined) {
-    p = { unique: new Set(), total: 0, peakSockets: 0, baseSockets: openSockets, lastAt: 0, waiters: [] };
+    p = { unique: new Set(), total: 0, sockets: 0, peakSockets: 0, lastAt: 0, answered: 0, lastAnsweredAt: 0, waiters: [] };
     phases.set(id, p);
   }
   return p;
 }
 
-function count(body: string): void {
+/** Counts a record; returns its phase (`undefined` for a body without a marker). */
+function count(body: string, socket: object): Phase | undefined {
   const m = MARKER.exec(body);
   if (m === null) {
     unmarked++;
-    return;
+    return undefined;
   }
   const marker = m[1];
   const p = phase(currentPhase ?? Number(marker.slice(1, marker.indexOf('.'))));
+  const before = socketPhase.get(socket);
+  if (before !== p) {
+    if (before !== undefined) before.sockets--;
+    socketPhase.set(socket, p);
+    if (++p.sockets > p.peakSockets) p.peakSockets = p.sockets;
+  }
   p.total++;
   p.unique.add(marker);
   p.lastAt = performance.timeOrigin + performance.now();
-  if (p.waiters.length > 0) {
-    for (const w of p.waiters) w.arrived();
-    const ready = p.waiters.filter((w) => p.unique.size >= w.n);
-    if (ready.length > 0) {
-      p.waiters = p.waiters.filter((w) => p.unique.size < w.n);
-      for (const w of ready) w.done();
-    }
-  }
+  for (const w of p.waiters) w.arrived();
+  wake(p);
+  return p;
+}
+
+function isDone(p: Phase, w: Pick<Waiter, 'n' | 'answered'>): boolean {
+  return p.unique.size >= w.n && (!w.answered || p.answered >= p.total);
+}
+
+/** Answers the waiters of `p` whose condition holds. */
+function wake(p: Phase): void {
+  if (p.waiters.length === 0) return;
+  const ready = p.waiters.filter((w) => isDone(p, w));
+  if (ready.length === 0) return;
+  p.waiters = p.waiters.filter((w) => !ready.includes(w));
+  for (const w of ready) w.done();
 }
 
 function report(id: number) {
   const p = phase(id);
-  return { unique: p.unique.size, total: p.total, lastAt: p.lastAt, unmarked, peakSockets: p.peakSockets };
+  return { unique: p.unique.size, total: p.total, lastAt: p.lastAt, lastAnsweredAt: p.lastAnsweredAt, unmarked, peakSockets: p.peakSockets };
 }
 
 const OK = '{}';
@@ -83,15 +117,17 @@ const server = http.createServer((req, res) => {
     if (url.startsWith('/_bench/wait')) {
       const p = phase(id);
       const n = Number(q.get('n'));
-      if (p.unique.size >= n) return answer();
+      const answered = q.get('answered') === '1';
+      if (isDone(p, { n, answered })) return answer();
       const idleMs = Number(q.get('idleMs') ?? 5_000);
       const giveUp = () => {
         p.waiters = p.waiters.filter((w) => w !== waiter);
         answer();
       };
       const timer = setTimeout(giveUp, idleMs);
-      const waiter = {
+      const waiter: Waiter = {
         n,
+        answered,
         done: () => (clearTimeout(timer), answer()),
         arrived: () => timer.refresh(),
       };
@@ -104,9 +140,14 @@ const server = http.createServer((req, res) => {
   req.setEncoding('utf8');
   req.on('data', (chunk: string) => (body += chunk));
   req.on('end', () => {
-    count(body);
+    const p = count(body, req.socket);
     const respond = () => {
-      if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK.length }).end(OK);
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK.length }).end(OK);
+      if (p === undefined) return;
+      p.answered++;
+      p.lastAnsweredAt = performance.timeOrigin + performance.now();
+      wake(p);
     };
     if (delayMs > 0) setTimeout(respond, delayMs);
     else respond();
@@ -115,12 +156,10 @@ const server = http.createServer((req, res) => {
 });
 server.on('clientError', (_error, socket) => socket.destroy());
 server.on('connection', (socket) => {
-  openSockets++;
-  if (currentPhase !== undefined) {
-    const p = phase(currentPhase);
-    p.peakSockets = Math.max(p.peakSockets, openSockets - p.baseSockets);
-  }
-  socket.on('close', () => openSockets--);
+  socket.on('close', () => {
+    const p = socketPhase.get(socket);
+    if (p !== undefined) p.sockets--;
+  });
 });
 
 server.listen(0, '127.0.0.1', () => {
@@ -131,7 +170,6 @@ server.listen(0, '127.0.0.1', () => {
     forget: (args: { phase: number }) => void phases.delete(args.phase),
     phase: (args: { phase: number | null }) => {
       currentPhase = args.phase ?? undefined;
-      if (currentPhase !== undefined) phase(currentPhase).baseSockets = openSockets;
     },
   });
 });

@@ -33,7 +33,8 @@ export function redactDatabaseUrl(url: string): string {
     if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
     return parsed.toString();
   } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+    // Up to the last @ before the path: a password may hold an @ that was not percent-encoded.
+    return url.replace(/\/\/([^:/@]*):[^/]*@/, '//$1:***@');
   }
 }
 
