@@ -56,7 +56,7 @@ function bundleSources(path: string): { line: number; source: string }[] {
 /** A frame's file: relative to the repository or node_modules; in a bench bundle, the bundled source file it is in. */
 function shortUrl(url: string, lineNumber = 0): string {
   const path = url.replace(/^file:\/\//, '');
-  if (/\/node_modules\/\.cache\/(?:bench-workers\/[^/]+|exp-[^/]+)\.mjs$/.test(path)) {
+  if (/\/node_modules\/\.cache\/bench-workers\/[^/]+\.mjs$/.test(path)) {
     let source: string | undefined;
     for (const start of bundleSources(path)) {
       if (start.line > lineNumber) break;
