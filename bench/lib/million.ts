@@ -61,10 +61,14 @@ export function* millionRecords(count: number, seed = 7): Generator<GeneratedRec
     let at = start + Math.floor(Math.sqrt(rand()) * SPAN_DAYS * DAY);
     const exchanges = 2 + Math.floor(rand() * 6);
     for (let i = 0; i < exchanges && produced < count; i++) {
-      const notHandled = rand() < 0.08;
-      const intent = notHandled ? 'NotHandled' : pick(INTENTS);
+      // A recognizer gives the same text the same intent: each common text has its own (8% of them
+      // not understood); a one-off text (15% of messages) is not understood half the time.
+      const template = Math.floor(rand() * texts.length);
+      const unique = rand() < 0.15;
+      const notHandled = unique ? rand() < 0.5 : template % 12 === 0;
+      const intent = notHandled ? 'NotHandled' : INTENTS[template % INTENTS.length];
       const score = notHandled ? 0.2 + rand() * 0.3 : 0.5 + rand() * 0.5;
-      const text = rand() < 0.15 ? `${pick(texts)} ${Math.floor(rand() * 1e6)}` : pick(texts);
+      const text = unique ? `${texts[template]} ${Math.floor(rand() * 1e6)}` : texts[template];
       const clicked = i > 0 && rand() < 0.2 ? pick(['order', 'menu', 'track', 'cancel']) : undefined;
       const pj = (extra: Record<string, unknown>) => ({ timestamp: new Date(at).toISOString(), channelId: channel, conversation: { id: conversation }, ...extra });
       yield {

@@ -200,7 +200,7 @@ export async function paths(store: RecordStore, filter: ReadFilter, limit: numbe
 /** The entries a funnel step matches: an incoming message with the intent, or an event (`event:NAME`). */
 function stepCondition(step: string) {
   return step.startsWith(EVENT_STEP_PREFIX)
-    ? { direction: 'event' as const, column: 'event_name' as const, value: step.slice(EVENT_STEP_PREFIX.length) }
+    ? { direction: undefined, column: 'event_name' as const, value: step.slice(EVENT_STEP_PREFIX.length) } // only events have a name
     : { direction: 'incoming' as const, column: 'intent' as const, value: step };
 }
 
@@ -215,8 +215,9 @@ export async function funnel(store: RecordStore, filter: ReadFilter, steps: read
   steps.forEach((step, i) => {
     const { direction, column, value } = stepCondition(step);
     query = query.with(`s${i}`, (db: any) => {
-      let q = byRange(byDimensions(db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at')
-        .where('e.direction', '=', direction).where(`e.${column}`, '=', value);
+      // The covering indexes (intent, direction, bot, user_id, occurred_at) and (event_name, bot, user_id, occurred_at) answer each step.
+      let q = byRange(byDimensions(db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at').where(`e.${column}`, '=', value);
+      if (direction !== undefined) q = q.where('e.direction', '=', direction);
       if (i > 0) q = q.innerJoin(`s${i - 1} as p`, (join: any) => join.onRef('p.bot', '=', 'e.bot').onRef('p.user_id', '=', 'e.user_id').onRef('e.occurred_at', '>=', 'p.t'));
       return q.select(['e.bot', 'e.user_id', (eb: any) => eb.fn.min('e.occurred_at').as('t')]).groupBy(['e.bot', 'e.user_id']);
     });
@@ -280,13 +281,10 @@ const MAX_COMMENTS = 100;
  */
 export async function feedback(store: RecordStore, filter: ReadFilter): Promise<FeedbackResponse> {
   const events = () => byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at').where('e.reaction', 'is not', null);
-  const up = sql<number>`sum(case when e.reaction = 'like' then 1 else 0 end)`;
-  const down = sql<number>`sum(case when e.reaction = 'like' then 0 else 1 end)`;
   const day = bucketOf(store, sql.ref('e.occurred_at'), 'day');
-  const [totals, perDay, perIntent, comments, ai] = await Promise.all([
-    events().select([up.as('up'), down.as('down')]).executeTakeFirstOrThrow(),
-    events().select([day.as('at'), up.as('up'), down.as('down')]).groupBy(day).execute(),
-    events().select(['e.rated_intent', up.as('up'), down.as('down')]).groupBy('e.rated_intent').execute(),
+  const [groups, comments, ai] = await Promise.all([
+    // One pass over the ratings: per day, intent and reaction; summed three ways below.
+    events().select([day.as('at'), 'e.rated_intent', 'e.reaction', (eb) => eb.fn.countAll<number>().as('n')]).groupBy([day, 'e.rated_intent', 'e.reaction']).execute(),
     events().where('e.comment', 'is not', null)
       // Events carry no name: the user's, as the store knows it.
       .leftJoin('users as u', (join) => join.onRef('u.bot', '=', 'e.bot').onRef('u.user_id', '=', 'e.user_id'))
@@ -295,14 +293,34 @@ export async function feedback(store: RecordStore, filter: ReadFilter): Promise<
     counts(store, filter).where('direction', '=', 'outgoing')
       .select((eb) => [eb.fn.sum<number>('entries').as('replies'), eb.fn.sum<number>('ai_generated').as('ai')]).executeTakeFirstOrThrow(),
   ]);
-  const byDay = new Map(perDay.map((row) => [Number(row.at), { up: Number(row.up), down: Number(row.down) }]));
+  let up = 0;
+  let down = 0;
+  const byDay = new Map<number, { up: number; down: number }>();
+  const byIntent = new Map<string | null, { up: number; down: number }>();
+  for (const row of groups) {
+    const n = Number(row.n);
+    const liked = row.reaction === 'like';
+    const d = byDay.get(Number(row.at)) ?? { up: 0, down: 0 };
+    const i = byIntent.get(row.rated_intent) ?? { up: 0, down: 0 };
+    byDay.set(Number(row.at), d);
+    byIntent.set(row.rated_intent, i);
+    if (liked) {
+      up += n;
+      d.up += n;
+      i.up += n;
+    } else {
+      down += n;
+      d.down += n;
+      i.down += n;
+    }
+  }
   const replyCount = Number(ai.replies ?? 0);
   const aiCount = Number(ai.ai ?? 0);
   return {
-    up: Number(totals.up ?? 0),
-    down: Number(totals.down ?? 0),
+    up,
+    down,
     perDay: buckets([...byDay.keys()], filter, 'day').map((start) => ({ start: iso(start), ...(byDay.get(start) ?? { up: 0, down: 0 }) })),
-    perIntent: perIntent.map((row) => ({ intent: row.rated_intent, up: Number(row.up), down: Number(row.down) }))
+    perIntent: [...byIntent.entries()].map(([intent, c]) => ({ intent, ...c }))
       .sort((a, b) => b.up + b.down - (a.up + a.down) || String(a.intent).localeCompare(String(b.intent))),
     comments: comments.map((e) => ({
       time: iso(Number(e.occurred_at)), userId: e.user_id, userName: e.user_name, reaction: e.reaction as 'like' | 'dislike',
@@ -312,28 +330,44 @@ export async function feedback(store: RecordStore, filter: ReadFilter): Promise<
   };
 }
 
-/** Revenue by currency, per day, and per user (the top `limit`). */
+/** Revenue by currency, per day, and per user (the top `limit`): one pass over the revenue events, summed three ways. */
 export async function revenue(store: RecordStore, filter: ReadFilter, limit: number): Promise<RevenueResponse> {
-  const base = () => byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at')
-    .where('e.event_type', '=', 'revenueEvent').where('e.amount', 'is not', null);
   const day = bucketOf(store, sql.ref('e.occurred_at'), 'day');
-  const [byCurrency, perDay, perUser] = await Promise.all([
-    base().select(['e.currency', (eb) => eb.fn.sum<number>('e.amount').as('total'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy('e.currency').orderBy('total', 'desc').execute(),
-    base().select([day.as('at'), 'e.currency', (eb) => eb.fn.sum<number>('e.amount').as('total'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy([day, 'e.currency']).orderBy(day).execute(),
-    base().select(['e.bot', 'e.user_id', 'e.currency', (eb) => eb.fn.max('e.user_name').as('name'), (eb) => eb.fn.sum<number>('e.amount').as('total'), (eb) => eb.fn.countAll<number>().as('n')])
-      .groupBy(['e.bot', 'e.user_id', 'e.currency']).orderBy('total', 'desc').orderBy('e.user_id').limit(limit).execute(),
-  ]);
+  const rows = await byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at')
+    .where('e.event_type', '=', 'revenueEvent').where('e.amount', 'is not', null)
+    .select([day.as('at'), 'e.bot', 'e.user_id', 'e.currency', (eb) => eb.fn.sum<number>('e.amount').as('total'), (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy([day, 'e.bot', 'e.user_id', 'e.currency']).execute();
+  const sum = <K>(map: Map<K, { total: number; count: number }>, key: K, total: number, count: number) => {
+    const into = map.get(key) ?? { total: 0, count: 0 };
+    into.total += total;
+    into.count += count;
+    map.set(key, into);
+  };
+  const byCurrency = new Map<string | null, { total: number; count: number }>();
+  const perDay = new Map<string, { total: number; count: number }>();
+  const perUser = new Map<string, { total: number; count: number }>();
+  for (const row of rows) {
+    const total = Number(row.total ?? 0);
+    const n = Number(row.n);
+    sum(byCurrency, row.currency, total, n);
+    sum(perDay, JSON.stringify([Number(row.at), row.currency]), total, n);
+    sum(perUser, JSON.stringify([row.bot, row.user_id, row.currency]), total, n);
+  }
+  const money = (value: number) => round(value, 6);
+  const top = [...perUser.entries()].map(([key, value]) => ({ key: JSON.parse(key) as [string, string, string | null], ...value }))
+    .sort((a, b) => b.total - a.total || (a.key[1] < b.key[1] ? -1 : a.key[1] > b.key[1] ? 1 : 0)).slice(0, limit);
   // Revenue events carry no user name: take it from the user.
   const names = new Map<string, string | null>();
-  if (perUser.length > 0) {
-    const rows = await store.db.selectFrom('users').select(['bot', 'user_id', 'name'])
-      .where((eb) => eb(eb.refTuple('bot', 'user_id'), 'in', perUser.map((u) => eb.tuple(u.bot, u.user_id)))).execute();
-    for (const row of rows) names.set(`${row.bot} ${row.user_id}`, row.name);
+  if (top.length > 0) {
+    const users = await store.db.selectFrom('users').select(['bot', 'user_id', 'name'])
+      .where((eb) => eb(eb.refTuple('bot', 'user_id'), 'in', top.map((u) => eb.tuple(u.key[0], u.key[1])))).execute();
+    for (const user of users) names.set(`${user.bot} ${user.user_id}`, user.name);
   }
-  const money = (value: unknown) => round(Number(value ?? 0), 6);
   return {
-    byCurrency: byCurrency.map((row) => ({ currency: row.currency, total: money(row.total), count: Number(row.n) })),
-    perDay: perDay.map((row) => ({ start: iso(Number(row.at)), currency: row.currency, total: money(row.total), count: Number(row.n) })),
-    perUser: perUser.map((row) => ({ userId: row.user_id, userName: (row.name as string | null) ?? names.get(`${row.bot} ${row.user_id}`) ?? null, bot: row.bot, currency: row.currency, total: money(row.total), count: Number(row.n) })),
+    byCurrency: [...byCurrency.entries()].map(([currency, v]) => ({ currency, total: money(v.total), count: v.count })).sort((a, b) => b.total - a.total),
+    perDay: [...perDay.entries()].map(([key, v]) => ({ key: JSON.parse(key) as [number, string | null], ...v }))
+      .sort((a, b) => a.key[0] - b.key[0] || String(a.key[1]).localeCompare(String(b.key[1])))
+      .map(({ key, total, count }) => ({ start: iso(key[0]), currency: key[1], total: money(total), count })),
+    perUser: top.map(({ key: [bot, userId, currency], total, count }) => ({ userId, userName: names.get(`${bot} ${userId}`) ?? null, bot, currency, total: money(total), count })),
   };
 }

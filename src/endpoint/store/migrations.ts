@@ -70,7 +70,7 @@ function initial(dialect: DialectName): Migration {
       await db.schema.createIndex('entries_time').on('entries').columns(['bot', 'occurred_at']).execute();
       await db.schema.createIndex('entries_occurred').on('entries').columns(['occurred_at']).execute();
       // Intent and event steps (funnels, filters), covering: who took the step, when.
-      await db.schema.createIndex('entries_intent').on('entries').columns(['intent', 'bot', 'user_id', 'occurred_at']).execute();
+      await db.schema.createIndex('entries_intent').on('entries').columns(['intent', 'direction', 'bot', 'user_id', 'occurred_at']).execute();
       await db.schema.createIndex('entries_event').on('entries').columns(['event_type', 'occurred_at']).execute();
       await db.schema.createIndex('entries_event_name').on('entries').columns(['event_name', 'bot', 'user_id', 'occurred_at']).execute();
       await db.schema.createIndex('entries_activity').on('entries').columns(['activity_id']).where(sql.ref('activity_id'), 'is not', null).execute();
