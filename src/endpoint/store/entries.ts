@@ -18,6 +18,7 @@ function str(value: unknown): string | undefined {
 }
 
 function list(value: unknown): unknown[] {
+  // Stryker disable next-line ArrayDeclaration: every caller skips items that are not objects (or not the string it looks for), so an item in place of nothing is skipped too.
   return Array.isArray(value) ? value : [];
 }
 
@@ -28,8 +29,9 @@ function intentOf(value: unknown): EntryIntent | undefined {
   const inputs: EntryIntent['inputs'] = [];
   for (const item of list(intent.inputs)) {
     const input = obj(item);
-    const inputName = str(input?.name);
-    if (inputName !== undefined) inputs.push({ name: inputName, value: str(input?.value) ?? '' });
+    if (input === undefined) continue;
+    const inputName = str(input.name);
+    if (inputName !== undefined) inputs.push({ name: inputName, value: str(input.value) ?? '' });
   }
   return { name, inputs };
 }
@@ -106,7 +108,7 @@ function messengerText(message: Obj | undefined): string | undefined {
   return parts.length > 0 ? parts.join('\n') : text;
 }
 
-function head(record: StoredRecord, occurred?: number): Pick<TranscriptEntry, 'seq' | 'time' | 'receivedAt' | 'platform' | 'type'> {
+function head(record: StoredRecord, occurred = Number.NaN): Pick<TranscriptEntry, 'seq' | 'time' | 'receivedAt' | 'platform' | 'type'> {
   return { seq: record.seq, time: occurredTime(occurred, record.receivedAt), receivedAt: record.receivedAt, platform: record.platform, type: record.type };
 }
 
@@ -116,31 +118,37 @@ const MAX_FUTURE_MS = 86_400_000;
 const EARLIEST_MS = 946_684_800_000;
 
 /**
- * When an entry happened: `occurred` (epoch ms, from the record) when it is a plausible time
- * (after 2000, and not more than a day after the record was received), else when it was received.
+ * When an entry happened: `occurred` (epoch ms, from the record; NaN for none) when it is a
+ * plausible time (after 2000, and not more than a day after the record was received), else when
+ * it was received.
  */
-function occurredTime(occurred: number | undefined, receivedAt: string): string {
-  if (occurred === undefined || !Number.isFinite(occurred) || occurred < EARLIEST_MS) return receivedAt;
+function occurredTime(occurred: number, receivedAt: string): string {
+  if (!Number.isFinite(occurred) || occurred < EARLIEST_MS) return receivedAt;
   return occurred > Date.parse(receivedAt) + MAX_FUTURE_MS ? receivedAt : new Date(Math.floor(occurred)).toISOString();
 }
 
-/** An ISO 8601 time (an activity's `timestamp`) or epoch milliseconds, as epoch milliseconds. */
-function timeOf(value: unknown): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value !== 'string' || value.length > 64) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
+/** The first of `values` that is a time, an ISO 8601 text (an activity's `timestamp`) or epoch milliseconds, as epoch milliseconds; NaN for none. */
+function timeOf(...values: unknown[]): number {
+  for (const value of values) {
+    if (typeof value === 'number') return value;
+    if (typeof value === 'string' && value.length <= 64) {
+      const ms = Date.parse(value);
+      if (!Number.isNaN(ms)) return ms;
+    }
+  }
+  return Number.NaN;
 }
 
-/** A number given as a number or a numeric string. */
-function numberOf(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+/** A number given as numeric text (not blank). */
+function numberOf(value: string): number | undefined {
+  const n = value.trim() === '' ? NaN : Number(value);
   return Number.isFinite(n) ? n : undefined;
 }
 
 /** The recognizer's confidence, when the intent's inputs carry it: the last `score` input (the middleware puts it after the entities). */
 function scoreOf(intent: EntryIntent | undefined): number | undefined {
-  const inputs = intent?.inputs ?? [];
+  if (intent === undefined) return undefined;
+  const { inputs } = intent;
   for (let i = inputs.length - 1; i >= 0; i--) if (inputs[i].name === 'score') return numberOf(inputs[i].value);
   return undefined;
 }
@@ -154,7 +162,7 @@ function currencyOf(...values: unknown[]): string | undefined {
 function eventEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   const userId = str(body.userId) ?? '';
   const event: EntryEvent = { name: str(body.name) ?? '', type: str(body.type) ?? '' };
-  if (typeof body.amount === 'number' && Number.isFinite(body.amount)) event.amount = body.amount;
+  if (Number.isFinite(body.amount)) event.amount = body.amount as number;
   const reference = str(body.referenceNumber);
   if (reference !== undefined) event.referenceNumber = reference;
   const metadata = obj(body.metadata);
@@ -166,7 +174,7 @@ function eventEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   // a messenger event goes there too, whatever conversationId a bot framework gave it.
   const conversationId = record.platformKind === 'messenger' ? userId : str(body.conversationId) || userId;
   // The spec gives events no time of their own: one in extraInfo or metadata (free-form) is taken.
-  return { ...head(record, timeOf(extraInfo?.timestamp) ?? timeOf(metadata?.timestamp)), direction: 'event', userId, conversationId, event };
+  return { ...head(record, timeOf(extraInfo?.timestamp, metadata?.timestamp)), direction: 'event', userId, conversationId, event };
 }
 
 function messengerIncomingEntries(record: StoredRecord, body: Obj): TranscriptEntry[] {

@@ -41,10 +41,16 @@ describe('a message of the universal and direct-message platforms', () => {
     }));
     expect(entry).toMatchObject({ direction: 'outgoing', type: 'outgoing', userId: 'ann', userName: 'Ann', conversationId: 'c1', text: 'Thin or deep?' });
     expect(entry.buttons).toEqual([{ id: 'thin', label: 'Thin', value: 'thin' }, { id: '', label: 'No id', value: '' }]);
+    expect(one(record('outgoing', { text: 'x', userId: 'ann', buttons: [{ id: 'b', value: 'v' }] })).buttons).toEqual([{ id: 'b', label: '', value: 'v' }]);
   });
 
   it('takes a generic (scripted) record as incoming', () => {
     expect(one(record('generic', { text: 'scripted', userId: 'u' }, null, null))).toMatchObject({ direction: 'incoming', platform: null, type: 'generic', userId: 'u', conversationId: 'u' });
+  });
+
+  it('names no user when a message carries no channel data', () => {
+    expect(one(record('outgoing', { text: 'x', userId: 'u' }))).toMatchObject({ userId: 'u', conversationId: 'u', userName: undefined, channel: undefined, time: RECEIVED });
+    expect(one(record('incoming', { text: 'x', userId: 'u' }))).toMatchObject({ userId: 'u', userName: undefined });
   });
 
   it('falls back to the user for the conversation, and leaves out an empty name, channel or activity id', () => {
@@ -101,7 +107,9 @@ describe('when an entry happened', () => {
   });
 
   it('is when it was received when the record gives no time, or one that cannot be', () => {
-    for (const timestamp of [undefined, 'not a time', '2026-10-01T10:00:00Z'.padEnd(65, ' '), Number.NaN, Number.POSITIVE_INFINITY, true, {}]) expect(timeOf(timestamp), String(timestamp)).toBe(RECEIVED);
+    for (const timestamp of [undefined, 'not a time', 'Thu Oct 01 2026 10:00:00 GMT+0000 (Coordinated Universal Time)   ', Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, true, {}, null]) expect(timeOf(timestamp), String(timestamp)).toBe(RECEIVED);
+    // A text of up to 64 characters is read.
+    expect(timeOf('Thu Oct 01 2026 10:00:00 GMT+0000 (Coordinated Universal Time)  ')).toBe('2026-10-01T10:00:00.000Z');
   });
 
   it('takes a time up to a day after it was received (a clock off), and refuses one later or before 2000', () => {
@@ -143,11 +151,13 @@ describe('an event', () => {
     expect(event({ amount: 0 })).toMatchObject({ amount: 0 });
     expect(event({ referenceNumber: 5 })).not.toHaveProperty('referenceNumber');
     expect(event({ extraInfo: 'text' })).not.toHaveProperty('extraInfo');
-    expect(event({})).toEqual({ name: 'p', type: 'revenueEvent' });
+    expect(event({})).toStrictEqual({ name: 'p', type: 'revenueEvent' });
+    expect(event({ amount: 5, metadata: { currency: ['eur'] } })).toStrictEqual({ name: 'p', type: 'revenueEvent', amount: 5 });
   });
 
   it('gives an event without a name or type empty ones, and one without a conversation its user\'s', () => {
     expect(one(record('event', { userId: 'u' }))).toMatchObject({ conversationId: 'u', event: { name: '', type: '' } });
+    expect(one(record('event', { name: 'x' }))).toMatchObject({ userId: '', conversationId: '' });
     expect(one(record('event', { userId: 'u', conversationId: '' })).conversationId).toBe('u');
   });
 
@@ -190,6 +200,18 @@ describe('a messenger webhook', () => {
       intent: { name: 'Pick', inputs: [{ name: 'score', value: '0.6' }] },
     }));
     expect(entry).toMatchObject({ text: 'Red', clickedButton: 'RED', intent: { name: 'Pick' }, intentScore: 0.6, images: ['https://x/i.png'] });
+  });
+
+  it('reads an item that is neither a message nor a postback (a read receipt) as an entry without text', () => {
+    expect(transcriptEntries(webhook({ sender: { id: 'a' }, read: { watermark: 1 } }))).toMatchObject([{ userId: 'a', text: undefined, clickedButton: undefined, images: undefined }]);
+    expect(transcriptEntries(webhook({ sender: { id: 'a' }, postback: { payload: 'P' } }))).toMatchObject([{ userId: 'a', text: undefined, clickedButton: 'P' }]);
+  });
+
+  it('skips attachments without a payload, and images without a URL', () => {
+    const [entry] = transcriptEntries(webhook({ sender: { id: 'a' }, message: { attachments: [{ type: 'image' }, { type: 'image', payload: {} }, { type: 'image', payload: { url: 'https://x/ok.png' } }] } }));
+    expect(entry.images).toEqual(['https://x/ok.png']);
+    const sent = one(record('outgoing', { json: { recipient: { id: 'p' }, message: { attachment: { type: 'template' }, quick_replies: [{ payload: 'NO_TITLE' }] } } }, 'messenger', 'facebook'));
+    expect(sent).toMatchObject({ text: undefined, images: undefined, buttons: [{ id: 'NO_TITLE', label: '', value: 'NO_TITLE' }] });
   });
 
   it('gives no entry for a webhook without messaging items, and an empty user for an item without a sender', () => {
@@ -237,6 +259,8 @@ describe('a messenger webhook', () => {
     expect(sent({ attachment: { type: 'image', payload: { url: 'https://x/p.png' } } })).toMatchObject({ text: undefined, images: ['https://x/p.png'], buttons: undefined });
     expect(sent({ text: '' }).text).toBe('');
     expect(sent(undefined)).toMatchObject({ text: undefined, buttons: undefined, images: undefined });
+    expect(one(record('outgoing', {}, 'messenger', 'facebook'))).toMatchObject({ userId: '', conversationId: '', text: undefined });
+    expect(one(record('outgoing', { json: {} }, 'messenger', 'facebook'))).toMatchObject({ userId: '', text: undefined });
   });
 });
 

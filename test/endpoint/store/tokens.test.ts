@@ -38,6 +38,7 @@ describe('a messenger record\'s page access token', () => {
       { uri: 'https://g/me?token=x&my_access_token=y' },
       { uri: 'https://g/access_token=x' },
       { uri: 5 },
+      { uri: ['https://g/me?access_token=x'] },
       {},
     ]) {
       const before = JSON.stringify(body);
