@@ -12,12 +12,13 @@
 import { TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
 import { ConcurrencyWindow } from './concurrency.js';
 import { endpointOf, errorCode, hintFor, isPermanentNetworkError } from './diagnose.js';
-import { Lanes, type Entry, type Lane } from './lanes.js';
+import { Lanes, type Lane } from './lanes.js';
 import { classifyStatus, nextDelay, type RetrySettings } from './retry.js';
 import type { DeliveryCounters, QueuedRecord } from './delivery-types.js';
 import type { Transport, TransportResponse } from './transport.js';
 
-export type { DeliveredResult, DeliveryCounters, QueuedRecord, SkippedResult, TrackResult } from './delivery-types.js';
+export type { DeliveredResult, DeliveryCounters, SkippedResult, TrackResult } from './delivery-types.js';
+export { QueuedRecord } from './delivery-types.js';
 
 export interface DeliverySettings extends RetrySettings {
   maxQueueSize: number;
@@ -57,6 +58,8 @@ interface FlushWaiter {
 }
 
 const HEADERS = Object.freeze({ 'content-type': 'application/json' });
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 const PERSISTABLE: ReadonlySet<DeliveryFailureReason> = new Set(['retries-exhausted', 'retry-budget-exceeded', 'close-deadline']);
 
 export class DeliveryQueue {
@@ -106,8 +109,8 @@ export class DeliveryQueue {
   enqueue(record: QueuedRecord): boolean {
     if (this.isFull) return false;
     this.pending++;
-    const entry: Entry = { record, seq: ++this.seq, attempts: 0, firstAttemptAt: 0, sentAt: 0, sentSaturated: false, settled: false, counted: false };
-    if (this.lanes.add(record.laneKey, entry)) this.schedulePump();
+    record.queueSeq = ++this.seq;
+    if (this.lanes.add(record.laneKey, record)) this.schedulePump();
     return true;
   }
 
@@ -129,10 +132,10 @@ export class DeliveryQueue {
     this.timers.clear();
     const persistedBefore = this.counters.persisted;
     let abandoned = 0;
-    for (const entry of this.lanes.drain()) {
-      if (entry.settled) continue;
+    for (const record of this.lanes.drain()) {
+      if (record.settled) continue;
       abandoned++;
-      this.giveUp(entry, reason, messageFor(entry.record, entry.attempts, entry.lastStatus));
+      this.giveUp(record, reason, messageFor(record, record.attempts, record.lastStatus));
     }
     return { abandoned, saved: this.counters.persisted - persistedBefore };
   }
@@ -155,14 +158,13 @@ export class DeliveryQueue {
     }
   }
 
-  private attempt(lane: Lane, entry: Entry, saturated: boolean): void {
+  private attempt(lane: Lane, record: QueuedRecord, saturated: boolean): void {
     this.inFlight++;
     if (this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
-    entry.attempts++;
-    entry.sentAt = performance.now();
-    entry.sentSaturated = saturated;
-    if (entry.attempts === 1) entry.firstAttemptAt = entry.sentAt;
-    const { record } = entry;
+    record.attempts++;
+    record.sentAt = performance.now();
+    record.sentSaturated = saturated;
+    if (record.attempts === 1) record.firstAttemptAt = record.sentAt;
     let sent: Promise<TransportResponse>;
     try {
       sent = this.transport.send({ url: record.url, body: record.body, headers: HEADERS, timeoutMs: this.settings.requestTimeoutMs });
@@ -170,79 +172,77 @@ export class DeliveryQueue {
       sent = Promise.reject(error);
     }
     sent.then(
-      (response) => this.settle(lane, entry, response, undefined),
-      (error: unknown) => this.settle(lane, entry, undefined, error instanceof Error ? error : new Error(String(error))),
+      (response) => this.settle(lane, record, response, undefined),
+      (error: unknown) => this.settle(lane, record, undefined, asError(error)),
     );
   }
 
-  private settle(lane: Lane, entry: Entry, response: TransportResponse | undefined, error: Error | undefined): void {
+  private settle(lane: Lane, record: QueuedRecord, response: TransportResponse | undefined, error: Error | undefined): void {
     this.inFlight--;
-    if (entry.settled) {
+    if (record.settled) {
       this.pump();
       return;
     }
     const verdict = response === undefined ? 'retry' : classifyStatus(response.status);
-    if (response !== undefined) entry.lastStatus = response.status;
+    if (response !== undefined) record.lastStatus = response.status;
     const now = performance.now();
-    if (verdict === 'retry') this.window.onFailure(entry.sentAt, now);
-    else if (verdict === 'delivered') this.window.onSuccess(entry.sentAt, now, entry.sentSaturated);
-    const { record } = entry;
+    if (verdict === 'retry') this.window.onFailure(record.sentAt, now);
+    else if (verdict === 'delivered') this.window.onSuccess(record.sentAt, now, record.sentSaturated);
     if (verdict === 'delivered') {
-      this.hooks.onAttempt?.(record, { status: response?.status, attempt: entry.attempts });
-      entry.settled = true;
+      this.hooks.onAttempt?.(record, { status: response?.status, attempt: record.attempts });
+      record.settled = true;
       this.counters.delivered++;
-      record.resolve({ status: 'delivered', httpStatus: response?.status ?? 200, attempts: entry.attempts });
-      this.settled(entry);
+      record.delivered(response?.status ?? 200);
+      this.settled(record);
       this.lanes.advance(lane);
     } else if (verdict === 'retry') {
-      this.retryOrGiveUp(lane, entry, response, error);
+      this.retryOrGiveUp(lane, record, response, error);
     } else {
-      this.hooks.onAttempt?.(record, { status: response?.status, attempt: entry.attempts });
+      this.hooks.onAttempt?.(record, { status: response?.status, attempt: record.attempts });
       const status = response?.status;
       const detail = response?.body ? `: ${this.hooks.scrub(response.body.slice(0, 300))}` : '';
       if (verdict === 'unauthorized') {
-        this.giveUp(entry, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). ${hintFor(record.url, status, undefined)}`);
+        this.giveUp(record, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). ${hintFor(record.url, status, undefined)}`);
       } else {
         const hint = status === 404 || status === 407 ? ` ${hintFor(record.url, status, undefined, this.hooks.proxyNote)}` : '';
-        this.giveUp(entry, 'rejected', `The tracking endpoint ${endpointOf(record.url)} refused the ${record.label} record (HTTP ${status}); it is not retried${detail}.${hint}`);
+        this.giveUp(record, 'rejected', `The tracking endpoint ${endpointOf(record.url)} refused the ${record.label} record (HTTP ${status}); it is not retried${detail}.${hint}`);
       }
       this.lanes.advance(lane);
     }
     this.pump();
   }
 
-  private retryOrGiveUp(lane: Lane, entry: Entry, response: TransportResponse | undefined, error: Error | undefined): void {
-    const { record } = entry;
+  private retryOrGiveUp(lane: Lane, record: QueuedRecord, response: TransportResponse | undefined, error: Error | undefined): void {
     const what = response ? `HTTP ${response.status}` : `${errorCode(error) ?? error?.name ?? 'network error'}`;
     const hint = hintFor(record.url, response?.status, error, this.hooks.proxyNote);
     if (response === undefined && isPermanentNetworkError(error)) {
       // A TLS or protocol mismatch meets the same wall on every retry.
-      this.hooks.onAttempt?.(record, { error, attempt: entry.attempts });
-      this.giveUp(entry, 'rejected', `Gave up the ${record.label} record without retrying: ${hint}`, error);
+      this.hooks.onAttempt?.(record, { error, attempt: record.attempts });
+      this.giveUp(record, 'rejected', `Gave up the ${record.label} record without retrying: ${hint}`, error);
       this.lanes.advance(lane);
       return;
     }
-    if (entry.attempts >= this.settings.maxAttempts) {
-      this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
-      this.giveUp(entry, 'retries-exhausted', `Gave up the ${record.label} record after ${entry.attempts} attempts; the last failed with ${what}. ${hint}`, error);
+    if (record.attempts >= this.settings.maxAttempts) {
+      this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: record.attempts });
+      this.giveUp(record, 'retries-exhausted', `Gave up the ${record.label} record after ${record.attempts} attempts; the last failed with ${what}. ${hint}`, error);
       this.lanes.advance(lane);
       return;
     }
-    const delay = nextDelay(entry.attempts, response?.retryAfter, this.settings);
-    const elapsed = performance.now() - entry.firstAttemptAt;
+    const delay = nextDelay(record.attempts, response?.retryAfter, this.settings);
+    const elapsed = performance.now() - record.firstAttemptAt;
     if (elapsed + delay > this.settings.maxRetryDurationMs) {
-      this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts });
-      this.giveUp(entry, 'retry-budget-exceeded', `Gave up the ${record.label} record: another retry would pass maxRetryDurationMs (${this.settings.maxRetryDurationMs} ms); the last attempt failed with ${what}. ${hint}`, error);
+      this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: record.attempts });
+      this.giveUp(record, 'retry-budget-exceeded', `Gave up the ${record.label} record: another retry would pass maxRetryDurationMs (${this.settings.maxRetryDurationMs} ms); the last attempt failed with ${what}. ${hint}`, error);
       this.lanes.advance(lane);
       return;
     }
-    this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: entry.attempts, delayMs: delay });
+    this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: record.attempts, delayMs: delay });
     this.counters.retried++;
     // Unref'd: a retry alone does not keep the process alive. When nothing else does, the client
     // closes itself (bounded by closeTimeoutMs; see exit-guard.ts), and the retry runs within that.
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      if (!entry.settled) {
+      if (!record.settled) {
         this.lanes.makeReady(lane);
         this.schedulePump();
       }
@@ -251,9 +251,9 @@ export class DeliveryQueue {
     this.timers.add(timer);
   }
 
-  private giveUp(entry: Entry, reason: DeliveryFailureReason, message: string, cause?: Error): void {
-    entry.settled = true;
-    if (PERSISTABLE.has(reason) && this.hooks.persist?.(entry.record)) {
+  private giveUp(record: QueuedRecord, reason: DeliveryFailureReason, message: string, cause?: Error): void {
+    record.settled = true;
+    if (PERSISTABLE.has(reason) && this.hooks.persist?.(record)) {
       reason = 'persisted';
       message = `${/[.?!]\s*$/.test(message) ? message.trimEnd() : `${message}.`} It was saved to persistDir; a client started with the same persistDir will send it.`;
       this.counters.persisted++;
@@ -261,23 +261,23 @@ export class DeliveryQueue {
       this.counters.failed++;
     }
     const error = new TrackingDeliveryError(reason, this.hooks.scrub(message), {
-      status: entry.lastStatus,
-      attempts: entry.attempts,
+      status: record.lastStatus,
+      attempts: record.attempts,
       cause: cause === undefined ? undefined : this.hooks.safeCause(cause),
     });
-    entry.record.reject(error);
-    this.hooks.onGiveUp(error, entry.record);
-    this.settled(entry);
+    record.reject(error);
+    this.hooks.onGiveUp(error, record);
+    this.settled(record);
   }
 
-  private settled(entry: Entry): void {
-    if (entry.counted) return;
-    entry.counted = true;
+  private settled(record: QueuedRecord): void {
+    if (record.counted) return;
+    record.counted = true;
     this.pending--;
     if (this.flushWaiters.length > 0) {
       let anyDone = false;
       for (const waiter of this.flushWaiters) {
-        if (entry.seq <= waiter.seq && --waiter.remaining <= 0) anyDone = true;
+        if (record.queueSeq <= waiter.seq && --waiter.remaining <= 0) anyDone = true;
       }
       if (anyDone) {
         const done = this.flushWaiters.filter((w) => w.remaining <= 0);

@@ -24,22 +24,82 @@ export interface SkippedResult {
 /** How a log call settles when it does not reject. */
 export type TrackResult = DeliveredResult | SkippedResult;
 
-/** A record waiting for delivery. */
-export interface QueuedRecord {
+/** Where a kind of record goes and what reports call it: one object per platform kind and record type, shared by every record of that kind. */
+export interface RecordTarget {
+  /** The full tracking URL, key included: never log it unredacted. */
   url: string;
-  body: string;
-  /** Records with the same lane key are delivered in order, one at a time. */
-  laneKey: string;
   /** Short description for reports, such as `facebook outgoing` (never content). */
   label: string;
   platform: PlatformKind;
   type: RecordType;
-  /** When it was logged: its number in the order the client took records (saved with it, to keep each user's order across restarts). */
-  seq: number;
-  /** For a record re-sent from `persistDir`: its number in the replay, and when it was first logged. */
-  origin?: { index: number; at: SavedAt };
+}
+
+/** How a caller hears how its record ended (`track`); records logged with `trackAndForget` have none. */
+export interface RecordWaiter {
   resolve(result: DeliveredResult): void;
   reject(error: TrackingDeliveryError): void;
+}
+
+/**
+ * A record waiting for delivery, held compactly: its serialized body, its user's lane, a few
+ * numbers, and references to what it shares with every record of its kind (`target`). Nothing of
+ * the turn or the logged object is kept. One object per record: it is also its entry in the
+ * delivery queue.
+ */
+export class QueuedRecord {
+  /** Order of arrival in the delivery queue (`flush` waits for the records before its call). */
+  queueSeq = 0;
+  attempts = 0;
+  /** When the first and the current attempt were sent (`performance.now()`), 0 before. */
+  firstAttemptAt = 0;
+  sentAt = 0;
+  lastStatus: number | undefined = undefined;
+  /** Delivered or given up (its promise, if any, is settled). */
+  settled = false;
+  /** Whether the window was full or records were waiting when the current attempt was sent. */
+  sentSaturated = false;
+  /** Counted out of the queue's size (once). */
+  counted = false;
+
+  constructor(
+    readonly target: RecordTarget,
+    /** The JSON body, as sent. */
+    readonly body: string,
+    /** Records with the same lane key are delivered in order, one at a time. */
+    readonly laneKey: string,
+    /** When it was logged: its number in the order the client took records (saved with it, to keep each user's order across restarts). */
+    readonly seq: number,
+    /** For a record re-sent from `persistDir`: its number in the replay, and when it was first logged. */
+    readonly origin: { index: number; at: SavedAt } | undefined,
+    /** The caller's promise, when it asked for one. */
+    readonly waiter: RecordWaiter | undefined,
+  ) {}
+
+  get url(): string {
+    return this.target.url;
+  }
+
+  get label(): string {
+    return this.target.label;
+  }
+
+  get platform(): PlatformKind {
+    return this.target.platform;
+  }
+
+  get type(): RecordType {
+    return this.target.type;
+  }
+
+  /** Settles the caller's promise, if any, as delivered (the result is only made when someone waits for it). */
+  delivered(httpStatus: number): void {
+    this.waiter?.resolve({ status: 'delivered', httpStatus, attempts: this.attempts });
+  }
+
+  /** Rejects the caller's promise, if any. */
+  reject(error: TrackingDeliveryError): void {
+    this.waiter?.reject(error);
+  }
 }
 
 /** Counters reported by `TrackingClient.stats()` (see `TrackingStats` for what each means). */

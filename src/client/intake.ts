@@ -5,7 +5,8 @@
  * saved to `persistDir` or dropped, and reported. Every record that comes in is counted once, in
  * `logged`, and ends up counted once more: delivered, failed, dropped or persisted.
  */
-import type { DeliveryQueue, QueuedRecord, TrackResult } from './delivery-queue.js';
+import { QueuedRecord, type RecordTarget, type RecordWaiter } from './delivery-types.js';
+import type { DeliveryQueue, TrackResult } from './delivery-queue.js';
 import { endpointOf } from './diagnose.js';
 import { TrackingDeliveryError } from './errors.js';
 import type { PersistedRecord, UndeliveredStore } from './persistence.js';
@@ -20,6 +21,13 @@ const noop = () => undefined;
 export function handled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(noop);
   return promise;
+}
+
+/** A refusal shared by the records refused for the same reason within a second. */
+interface Refusal {
+  error: TrackingDeliveryError;
+  promise: Promise<TrackResult>;
+  at: number;
 }
 
 /** The parts of a client its intake works with. */
@@ -39,8 +47,8 @@ export class Intake {
   /** When this client started, and the number of the last record it took. */
   private readonly startedAt = Date.now();
   private seq = 0;
-  /** The error a burst of refusals shares, per reason and record kind (see `enqueue`). */
-  private readonly refusals = new Map<string, { error: TrackingDeliveryError; at: number }>();
+  /** The error and rejected promise a burst of refusals shares, per reason and kind of record (see `enqueue`). */
+  private readonly refusals = { dropped: new Map<RecordTarget, Refusal>(), persisted: new Map<RecordTarget, Refusal>() };
 
   constructor(private readonly parts: IntakeParts) {}
 
@@ -59,63 +67,60 @@ export class Intake {
     // little as possible (see bench/README.md, "endpoint down").
     const held = this.parts.replay()?.held() ?? 0;
     if (this.parts.queue.isFull || (held > 0 && this.parts.queue.size + held >= this.parts.maxQueueSize)) {
-      const full = `The tracking queue is full (maxQueueSize ${this.parts.maxQueueSize}): ${endpointOf(target.url)} is not taking records as fast as they are logged`;
       const persisted = this.parts.store !== undefined && this.saveForLater({ platform, type, body: json, origin }, seq);
       if (persisted) this.parts.queue.counters.persisted++;
       else this.parts.queue.counters.dropped++;
+      // The message is only written when an error is made (not for a refusal that is only counted).
+      const full = () => `The tracking queue is full (maxQueueSize ${this.parts.maxQueueSize}): ${endpointOf(target.url)} is not taking records as fast as they are logged`;
       const refusal = () =>
         persisted
-          ? new TrackingDeliveryError('persisted', `${full}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`)
-          : new TrackingDeliveryError('queue-full', `${full}; the ${target.label} record was dropped. Check that the endpoint is up and reachable (TRACKING_BASE_URL), raise maxQueueSize, or set persistDir to keep such records.`);
+          ? new TrackingDeliveryError('persisted', `${full()}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`)
+          : new TrackingDeliveryError('queue-full', `${full()}; the ${target.label} record was dropped. Check that the endpoint is up and reachable (TRACKING_BASE_URL), raise maxQueueSize, or set persistDir to keep such records.`);
       if (!withResult) {
         this.parts.reporter.reportLazily(persisted ? 'persisted' : 'queue-full', target.label, refusal);
         return undefined;
       }
-      // A burst past the cap shares one error per kind of refusal for a second: a caller that
-      // keeps every promise then holds a promise per record, not an error with a stack trace.
-      const key = `${persisted ? 'persisted' : 'queue-full'} ${target.label}`;
+      // A burst past the cap shares one error, and one rejected promise, per kind of refusal for a
+      // second: refusing a record then allocates nothing, and a caller that keeps every promise
+      // holds the same one many times, not an error with a stack trace per record.
+      const refusals = persisted ? this.refusals.persisted : this.refusals.dropped;
       const now = Date.now();
-      let cached = this.refusals.get(key);
+      let cached = refusals.get(target);
       if (cached === undefined || now - cached.at > 1_000) {
-        cached = { error: refusal(), at: now };
-        this.refusals.set(key, cached);
+        const error = refusal();
+        cached = { error, promise: handled(Promise.reject(error)), at: now };
+        refusals.set(target, cached);
       }
-      const refused = handled(Promise.reject(cached.error));
       this.parts.reporter.report(cached.error, target.label);
-      return refused;
+      return cached.promise;
     }
     this.parts.onQueued();
     if (!withResult) {
-      this.push({ url: target.url, body: json, laneKey, label: target.label, platform, type, seq, origin, resolve: noop, reject: noop });
+      this.push(new QueuedRecord(target, json, laneKey, seq, origin, undefined));
       return undefined;
     }
-    let queued!: QueuedRecord;
+    let waiter!: RecordWaiter;
     const promise = new Promise<TrackResult>((resolve, reject) => {
-      queued = { url: target.url, body: json, laneKey, label: target.label, platform, type, seq, origin, resolve, reject };
+      waiter = { resolve, reject };
     });
-    this.push(queued);
+    this.push(new QueuedRecord(target, json, laneKey, seq, origin, waiter));
     return handled(promise);
   }
 
   /** Queues a record, unless its user still has saved records waiting to be re-sent: then it waits behind them. */
   private push(record: QueuedRecord): void {
-    const send = () => {
-      if (this.parts.queue.enqueue(record)) return;
-      // Room was checked when the record was taken; should it be gone, the record is still not lost silently.
-      this.countDropped();
-      const error = new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.parts.maxQueueSize}); the ${record.label} record was dropped.`);
-      record.reject(error);
-      this.parts.reporter.report(error, record.label);
-    };
     const replay = this.parts.replay();
-    if (record.origin !== undefined || replay === undefined) return send();
+    if (record.origin !== undefined || replay === undefined) {
+      this.send(record);
+      return;
+    }
     const at = [this.startedAt, record.seq] as const;
     const held = replay.hold(record.laneKey, {
       platform: record.platform,
       type: record.type,
       body: record.body,
       at,
-      send,
+      send: () => this.send(record),
       saved: () => {
         this.parts.queue.counters.persisted++;
         const error = new TrackingDeliveryError('persisted', `The ${record.label} record waited behind its user's records saved by an earlier process; the client closed first, so it was saved to persistDir after them, and a client started with the same persistDir will send them in order.`);
@@ -129,7 +134,17 @@ export class Intake {
         this.parts.reporter.report(error, record.label);
       },
     });
-    if (!held) send();
+    if (!held) this.send(record);
+  }
+
+  /** Hands a record to the delivery queue. */
+  private send(record: QueuedRecord): void {
+    if (this.parts.queue.enqueue(record)) return;
+    // Room was checked when the record was taken; should it be gone, the record is still not lost silently.
+    this.countDropped();
+    const error = new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.parts.maxQueueSize}); the ${record.label} record was dropped.`);
+    record.reject(error);
+    this.parts.reporter.report(error, record.label);
   }
 
   /**
@@ -137,7 +152,7 @@ export class Intake {
    * `persistDir` stays in the replay's files; any other is written with when it was logged.
    * Returns false when it could not be saved (`maxPersistBytes`, a failed write).
    */
-  saveForLater(record: Pick<QueuedRecord, 'platform' | 'type' | 'body' | 'origin'>, seq: number): boolean {
+  saveForLater(record: { platform: PlatformKind; type: RecordType; body: string; origin?: QueuedRecord['origin'] }, seq: number): boolean {
     if (this.parts.store === undefined) return false;
     const { origin } = record;
     if (origin !== undefined && this.parts.replay()?.keep(origin.index)) return true;

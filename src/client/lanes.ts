@@ -3,29 +3,11 @@
  * a time, in the order they were logged) and a ready list of lanes waiting for a request slot,
  * served round-robin. Nothing here sends, times or retries anything (delivery-queue.ts does).
  */
-import type { QueuedRecord } from './delivery-queue.js';
-
-/** A record in its lane, with its delivery state. */
-export interface Entry {
-  record: QueuedRecord;
-  /** Order of arrival in the queue (flush waits for the entries before its call). */
-  seq: number;
-  attempts: number;
-  firstAttemptAt: number;
-  /** When the current attempt was sent. */
-  sentAt: number;
-  /** Whether the window was full or records were waiting when the current attempt was sent. */
-  sentSaturated: boolean;
-  lastStatus?: number;
-  /** Resolved or rejected. */
-  settled: boolean;
-  /** Counted out of the queue's size (once). */
-  counted: boolean;
-}
+import type { QueuedRecord } from './delivery-types.js';
 
 export interface Lane {
   key: string;
-  entries: Entry[];
+  entries: QueuedRecord[];
   head: number;
   /** idle: not in the ready list and nothing in flight; ready: waiting for a slot; active: in flight or backing off. */
   state: 'idle' | 'ready' | 'active';
@@ -37,7 +19,7 @@ export class Lanes {
   private readyHead = 0;
 
   /** Appends `entry` to the lane of `key`. Returns true when the lane became ready (the caller schedules a round). */
-  add(key: string, entry: Entry): boolean {
+  add(key: string, entry: QueuedRecord): boolean {
     let lane = this.lanes.get(key);
     if (lane === undefined) {
       lane = { key, entries: [], head: 0, state: 'idle' };
@@ -76,7 +58,7 @@ export class Lanes {
 
   /** Drops the lane's head (settled) and moves on to its next record. Returns true when the lane is ready again. */
   advance(lane: Lane): boolean {
-    lane.entries[lane.head] = undefined as unknown as Entry;
+    lane.entries[lane.head] = undefined as unknown as QueuedRecord;
     lane.head++;
     if (lane.head >= lane.entries.length) {
       this.lanes.delete(lane.key);
@@ -92,8 +74,8 @@ export class Lanes {
   }
 
   /** Every entry not yet dropped, lane by lane, each lane in order; then forgets every lane. */
-  drain(): Entry[] {
-    const entries: Entry[] = [];
+  drain(): QueuedRecord[] {
+    const entries: QueuedRecord[] = [];
     for (const lane of this.lanes.values()) {
       for (let i = lane.head; i < lane.entries.length; i++) entries.push(lane.entries[i]);
       lane.state = 'idle';

@@ -4,14 +4,13 @@
  * platform kind and record type, built once per client.
  */
 import { platformValue, PLATFORM_KINDS, RECORD_TYPES, trackUrl, versionFor, type PlatformNames, type RecordType } from '../protocol/index.js';
+import type { RecordTarget } from './delivery-types.js';
 
-/** A platform kind and record type's URL and label. */
-export interface Target {
-  /** The full tracking URL, key included: never log it unredacted. */
-  url: string;
-  /** Such as `facebook outgoing`: names the kind of record in reports, never its content. */
-  label: string;
-}
+/**
+ * A platform kind and record type's URL and label (such as `facebook outgoing`: names the kind of
+ * record in reports, never its content). Every queued record of that kind refers to this one object.
+ */
+export type Target = RecordTarget;
 
 export class Targets {
   private readonly table = new Map<string, Map<string, Target>>();
@@ -22,7 +21,7 @@ export class Targets {
       const platform = platformValue(kind, options.platformNames);
       for (const type of RECORD_TYPES) {
         const url = trackUrl(options.baseUrl, { platform, v: versionFor(kind, type), type, apiKey: options.apiKey });
-        byType.set(type, { url, label: `${platform} ${type}` });
+        byType.set(type, { url, label: `${platform} ${type}`, platform: kind, type });
       }
       this.table.set(kind, byType);
     }
