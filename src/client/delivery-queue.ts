@@ -15,7 +15,7 @@ import { endpointOf, errorCode, hintFor, isPermanentNetworkError } from './diagn
 import { Lanes, type Lane } from './lanes.js';
 import { classifyStatus, nextDelay, type RetrySettings } from './retry.js';
 import type { DeliveryCounters, QueuedRecord } from './delivery-types.js';
-import type { Transport, TransportResponse } from './transport.js';
+import { SEND_DIRECT, type DirectTransport, type Transport, type TransportResponse } from './transport.js';
 
 export type { DeliveredResult, DeliveryCounters, SkippedResult, TrackResult } from './delivery-types.js';
 export { QueuedRecord } from './delivery-types.js';
@@ -71,6 +71,8 @@ export class DeliveryQueue {
   private seq = 0;
   private pumpScheduled = false;
   private readonly window: ConcurrencyWindow;
+  /** The transport's way to send without a promise per request, when it has one (the default transport does). */
+  private readonly sendDirect: DirectTransport[typeof SEND_DIRECT] | undefined;
   /** The most requests in flight at once so far. */
   peakInFlight = 0;
   readonly counters: DeliveryCounters = { logged: 0, delivered: 0, retried: 0, failed: 0, dropped: 0, persisted: 0 };
@@ -81,6 +83,8 @@ export class DeliveryQueue {
     private readonly hooks: DeliveryHooks,
   ) {
     this.window = new ConcurrencyWindow(settings.maxConcurrency);
+    const direct = (transport as Partial<DirectTransport>)[SEND_DIRECT];
+    this.sendDirect = typeof direct === 'function' ? direct : undefined;
   }
 
   /** Requests the window lets be in flight now. */
@@ -165,9 +169,15 @@ export class DeliveryQueue {
     record.sentAt = performance.now();
     record.sentSaturated = saturated;
     if (record.attempts === 1) record.firstAttemptAt = record.sentAt;
+    const { url } = record;
+    const timeoutMs = this.settings.requestTimeoutMs;
     let sent: Promise<TransportResponse>;
     try {
-      sent = this.transport.send({ url: record.url, body: record.body, headers: HEADERS, timeoutMs: this.settings.requestTimeoutMs });
+      if (this.sendDirect !== undefined) {
+        this.sendDirect({ url, body: record.body, headers: HEADERS, timeoutMs }, (error, response) => this.settle(lane, record, response, error));
+        return;
+      }
+      sent = this.transport.send({ url, body: record.body, headers: HEADERS, timeoutMs });
     } catch (error) {
       sent = Promise.reject(error);
     }

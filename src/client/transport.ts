@@ -36,3 +36,22 @@ export interface Transport {
 
 /** How much of a response body a transport keeps for error reports. */
 export const MAX_RESPONSE_BODY_CHARS = 2048;
+
+/**
+ * The key of a transport's way to send without a promise per request, whose body may be bytes:
+ * `done` is called once, on a later tick than the call (after any socket of the answered request
+ * is free again), with the response or the error; a failure to start may throw. The default transport has it, and
+ * the delivery queue uses it when present (any other transport is sent to through `send`).
+ * Internal: not part of the public API.
+ */
+export const SEND_DIRECT: unique symbol = Symbol('send without a promise');
+
+/** A request sent through `SEND_DIRECT`: its body may also be the JSON's UTF-8 bytes (internal). */
+export interface DirectRequest extends Omit<TransportRequest, 'body'> {
+  body: string | Buffer;
+}
+
+/** A transport with `SEND_DIRECT` (internal). */
+export interface DirectTransport extends Transport {
+  [SEND_DIRECT](request: DirectRequest, done: (error: Error | undefined, response: TransportResponse | undefined) => void): void;
+}

@@ -4,7 +4,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { MAX_RESPONSE_BODY_CHARS, type Transport, type TransportRequest, type TransportResponse } from '../transport.js';
+import net from 'node:net';
+import { MAX_RESPONSE_BODY_CHARS, SEND_DIRECT, type DirectRequest, type DirectTransport, type Transport, type TransportRequest, type TransportResponse } from '../transport.js';
 
 /** Options of the default transport. */
 export interface NodeHttpTransportOptions {
@@ -16,17 +17,128 @@ export interface NodeHttpTransportOptions {
 
 const MAX_RESPONSE_BODY_BYTES = 3 * MAX_RESPONSE_BODY_CHARS;
 
+/** What a URL gives every request to it, worked out once. */
 interface Target {
-  protocol: string;
+  secure: boolean;
   hostname: string;
   port: string;
   path: string;
+  /** The `Host` header Node would send: the host, with the port unless it is the protocol's default (`URL.host`). */
+  host: string;
+  /** The name TLS asks the server for (SNI), as Node works it out: the host name, none for an IP address. */
+  servername: string;
+}
+
+/**
+ * Request headers as a raw list (name, value, name, value…), as `http.request` takes them, for a
+ * `TransportRequest`'s headers: one entry per name whatever its case (the last value wins, at the
+ * place the name first appeared, as `setHeader` does), without `content-length` (the transport
+ * sets it) and with `Host` unless the caller gave one.
+ */
+function rawHeaders(headers: Record<string, string>, host: string): string[] {
+  const byName = new Map<string, [string, string]>();
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') continue;
+    const at = byName.get(lower);
+    if (at === undefined) byName.set(lower, [name, headers[name]]);
+    else {
+      at[0] = name;
+      at[1] = headers[name];
+    }
+  }
+  const raw: string[] = [];
+  for (const [name, value] of byName.values()) raw.push(name, value);
+  if (!byName.has('host')) raw.push('Host', host);
+  return raw;
 }
 
 function timeoutError(ms: number): Error {
   const error = new Error(`tracking request timed out after ${ms} ms`) as Error & { code: string };
   error.code = 'ETIMEDOUT';
   return error;
+}
+
+type Done = (error: Error | undefined, response: TransportResponse | undefined) => void;
+
+/** Where a request and its response keep their exchange (below), for the event handlers shared by every request. */
+const EXCHANGE = Symbol('exchange');
+
+/** A request or response of ours: it carries its exchange. */
+type Carrier = { [EXCHANGE]?: Exchange };
+
+/**
+ * One request and its answer. The event handlers are functions shared by every request (they find
+ * the exchange through the request), so a request costs no closures of its own.
+ */
+class Exchange {
+  settled = false;
+  /** Raw chunks of the response body, decoded once at the end (most answers have an empty or tiny body). */
+  chunks: Buffer[] | undefined = undefined;
+  bytes = 0;
+  readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly req: http.ClientRequest,
+    readonly timeoutMs: number,
+    private readonly done: Done,
+  ) {
+    this.timer = setTimeout(onTimeout, timeoutMs, this);
+  }
+
+  finish(error: Error | undefined, response?: TransportResponse): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.chunks = undefined;
+    // After the current callback: Node returns a kept-alive socket to its pool on the next tick,
+    // and a request sent from `done` should find it there rather than open another connection.
+    process.nextTick(this.done, error, response);
+  }
+}
+
+function exchangeOf(carrier: http.ClientRequest | http.IncomingMessage): Exchange {
+  return (carrier as Carrier)[EXCHANGE]!;
+}
+
+function onTimeout(exchange: Exchange): void {
+  exchange.req.destroy(timeoutError(exchange.timeoutMs));
+}
+
+function onRequestError(this: http.ClientRequest, error: Error): void {
+  exchangeOf(this).finish(error);
+}
+
+function onResponse(this: http.ClientRequest, res: http.IncomingMessage): void {
+  (res as Carrier)[EXCHANGE] = exchangeOf(this);
+  res.on('data', onData);
+  res.on('end', onEnd);
+  res.on('error', onResponseError);
+  res.on('aborted', onAborted);
+}
+
+function onData(this: http.IncomingMessage, chunk: Buffer): void {
+  // Enough bytes for MAX_RESPONSE_BODY_CHARS characters, as one UTF-16 character takes at most 3 UTF-8 bytes.
+  const exchange = exchangeOf(this);
+  if (exchange.bytes < MAX_RESPONSE_BODY_BYTES) {
+    (exchange.chunks ??= []).push(chunk);
+    exchange.bytes += chunk.length;
+  }
+}
+
+function onEnd(this: http.IncomingMessage): void {
+  const exchange = exchangeOf(this);
+  const { chunks } = exchange;
+  const body = chunks === undefined ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8').slice(0, MAX_RESPONSE_BODY_CHARS);
+  exchange.finish(undefined, { status: this.statusCode ?? 0, retryAfter: this.headers['retry-after'], body });
+}
+
+function onResponseError(this: http.IncomingMessage, error: Error): void {
+  exchangeOf(this).finish(error);
+}
+
+function onAborted(this: http.IncomingMessage): void {
+  exchangeOf(this).finish(Object.assign(new Error('tracking response aborted'), { code: 'ECONNRESET' }));
 }
 
 /**
@@ -39,70 +151,65 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}):
   const httpsAgent = new https.Agent(agentOptions);
   // The client sends to a handful of URLs; parsing each once saves CPU on every request.
   const targets = new Map<string, Target>();
+  // The client passes the same headers object with every request: its raw list is made once.
+  let lastHeaders: { headers: Record<string, string>; host: string; raw: string[] } | undefined;
 
   function target(url: string): Target {
     let t = targets.get(url);
     if (t === undefined) {
       const u = new URL(url);
-      t = { protocol: u.protocol, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port, path: `${u.pathname}${u.search}` };
+      const hostname = u.hostname.replace(/^\[|\]$/g, '');
+      t = { secure: u.protocol === 'https:', hostname, port: u.port, path: `${u.pathname}${u.search}`, host: u.host, servername: net.isIP(hostname) === 0 ? hostname : '' };
       if (targets.size > 256) targets.clear();
       targets.set(url, t);
     }
     return t;
   }
 
-  function send(request: TransportRequest): Promise<TransportResponse> {
-    return new Promise<TransportResponse>((resolve, reject) => {
-      const t = target(request.url);
-      const secure = t.protocol === 'https:';
-      const headers: Record<string, string | number> = { ...request.headers, 'content-length': Buffer.byteLength(request.body) };
-      const req = (secure ? https : http).request({
-        protocol: t.protocol,
-        hostname: t.hostname,
-        port: t.port,
-        path: t.path,
-        method: 'POST',
-        headers,
-        agent: secure ? httpsAgent : httpAgent,
-      });
-      let settled = false;
-      const timer = setTimeout(() => req.destroy(timeoutError(request.timeoutMs)), request.timeoutMs);
-      const finish = (error: Error | undefined, response?: TransportResponse) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (error) reject(error);
-        else resolve(response as TransportResponse);
-      };
-      req.on('error', (error) => finish(error));
-      req.on('response', (res) => {
-        // Raw chunks, decoded once at the end (most answers have an empty or tiny body): enough
-        // bytes for MAX_RESPONSE_BODY_CHARS characters, as one UTF-16 character takes at most 3 UTF-8 bytes.
-        let chunks: Buffer[] | undefined;
-        let bytes = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (bytes < MAX_RESPONSE_BODY_BYTES) {
-            (chunks ??= []).push(chunk);
-            bytes += chunk.length;
-          }
-        });
-        res.on('end', () => {
-          const retryAfter = res.headers['retry-after'];
-          const body = chunks === undefined ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8').slice(0, MAX_RESPONSE_BODY_CHARS);
-          finish(undefined, { status: res.statusCode ?? 0, retryAfter, body });
-        });
-        res.on('error', (error) => finish(error));
-        res.on('aborted', () => finish(Object.assign(new Error('tracking response aborted'), { code: 'ECONNRESET' })));
-      });
-      req.end(request.body);
-    });
+  /** The headers of one request: the caller's (as a raw list, made once for the same headers object and host), then its length. */
+  function headersOf(request: DirectRequest, t: Target): string[] {
+    if (lastHeaders === undefined || lastHeaders.headers !== request.headers || lastHeaders.host !== t.host) {
+      lastHeaders = { headers: request.headers, host: t.host, raw: rawHeaders(request.headers, t.host) };
+    }
+    const raw = lastHeaders.raw.slice();
+    const { body } = request;
+    raw.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
+    return raw;
   }
 
-  return {
-    send,
+  /** Sends one request; `done` is called once, on a later tick, with the response or with the error. */
+  function sendDirect(request: DirectRequest, done: Done): void {
+    const t = target(request.url);
+    const req = (t.secure ? https : http).request({
+      hostname: t.hostname,
+      port: t.port,
+      path: t.path,
+      method: 'POST',
+      headers: headersOf(request, t),
+      servername: t.servername,
+      agent: t.secure ? httpsAgent : httpAgent,
+    });
+    (req as Carrier)[EXCHANGE] = new Exchange(req, request.timeoutMs, done);
+    req.on('error', onRequestError);
+    req.on('response', onResponse);
+    req.end(request.body);
+  }
+
+  const transport: DirectTransport = {
+    send(request: TransportRequest): Promise<TransportResponse> {
+      return new Promise<TransportResponse>((resolve, reject) => {
+        try {
+          sendDirect(request, (error, response) => (error === undefined ? resolve(response as TransportResponse) : reject(error)));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    },
+    [SEND_DIRECT]: sendDirect,
     close() {
       httpAgent.destroy();
       httpsAgent.destroy();
     },
   };
+  return transport;
 }
