@@ -10,6 +10,7 @@
  * exit-guard.ts), so an awaited log call still settles and a short script still exits.
  */
 import { TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
+import { BodyArena } from './bodies.js';
 import { ConcurrencyWindow } from './concurrency.js';
 import { endpointOf, errorCode, hintFor, isPermanentNetworkError } from './diagnose.js';
 import { Lanes, type Lane } from './lanes.js';
@@ -73,6 +74,8 @@ export class DeliveryQueue {
   private readonly window: ConcurrencyWindow;
   /** The transport's way to send without a promise per request, when it has one (the default transport does). */
   private readonly sendDirect: DirectTransport[typeof SEND_DIRECT] | undefined;
+  /** Where pending bodies are held as bytes, for a transport that sends bytes (bodies.ts). */
+  readonly bodies: BodyArena | undefined;
   /** The most requests in flight at once so far. */
   peakInFlight = 0;
   readonly counters: DeliveryCounters = { logged: 0, delivered: 0, retried: 0, failed: 0, dropped: 0, persisted: 0 };
@@ -85,6 +88,7 @@ export class DeliveryQueue {
     this.window = new ConcurrencyWindow(settings.maxConcurrency);
     const direct = (transport as Partial<DirectTransport>)[SEND_DIRECT];
     this.sendDirect = typeof direct === 'function' ? direct : undefined;
+    this.bodies = this.sendDirect === undefined ? undefined : new BodyArena();
   }
 
   /** Requests the window lets be in flight now. */
@@ -114,6 +118,7 @@ export class DeliveryQueue {
     if (this.isFull) return false;
     this.pending++;
     record.queueSeq = ++this.seq;
+    this.bodies?.store(record);
     if (this.lanes.add(record.laneKey, record)) this.schedulePump();
     return true;
   }
@@ -177,7 +182,7 @@ export class DeliveryQueue {
         this.sendDirect({ url, body: record.body, headers: HEADERS, timeoutMs }, (error, response) => this.settle(lane, record, response, error));
         return;
       }
-      sent = this.transport.send({ url, body: record.body, headers: HEADERS, timeoutMs });
+      sent = this.transport.send({ url, body: record.text, headers: HEADERS, timeoutMs });
     } catch (error) {
       sent = Promise.reject(error);
     }
@@ -284,6 +289,7 @@ export class DeliveryQueue {
     if (record.counted) return;
     record.counted = true;
     this.pending--;
+    this.bodies?.release(record);
     if (this.flushWaiters.length > 0) {
       let anyDone = false;
       for (const waiter of this.flushWaiters) {

@@ -4,6 +4,7 @@
  */
 import type { PlatformKind, RecordType } from '../protocol/index.js';
 import type { TrackingDeliveryError } from './errors.js';
+import type { BodyHolder } from './bodies.js';
 import type { SavedAt } from './persistence.js';
 
 /** A record was accepted by the endpoint. */
@@ -44,9 +45,10 @@ export interface RecordWaiter {
  * A record waiting for delivery, held compactly: its serialized body, its user's lane, a few
  * numbers, and references to what it shares with every record of its kind (`target`). Nothing of
  * the turn or the logged object is kept. One object per record: it is also its entry in the
- * delivery queue.
+ * delivery queue. Once queued for a transport that sends bytes (the default one), its body is
+ * held as UTF-8 outside the JavaScript heap (bodies.ts).
  */
-export class QueuedRecord {
+export class QueuedRecord implements BodyHolder {
   /** Order of arrival in the delivery queue (`flush` waits for the records before its call). */
   queueSeq = 0;
   attempts = 0;
@@ -60,11 +62,13 @@ export class QueuedRecord {
   sentSaturated = false;
   /** Counted out of the queue's size (once). */
   counted = false;
+  /** Where the body's bytes are (bodies.ts). */
+  slab: BodyHolder['slab'] = undefined;
 
   constructor(
     readonly target: RecordTarget,
-    /** The JSON body, as sent. */
-    readonly body: string,
+    /** The JSON body as sent: its text, or its UTF-8 bytes once queued (see above). */
+    public body: string | Buffer,
     /** Records with the same lane key are delivered in order, one at a time. */
     readonly laneKey: string,
     /** When it was logged: its number in the order the client took records (saved with it, to keep each user's order across restarts). */
@@ -74,6 +78,12 @@ export class QueuedRecord {
     /** The caller's promise, when it asked for one. */
     readonly waiter: RecordWaiter | undefined,
   ) {}
+
+  /** The JSON body as text. */
+  get text(): string {
+    const { body } = this;
+    return typeof body === 'string' ? body : body.toString('utf8');
+  }
 
   get url(): string {
     return this.target.url;

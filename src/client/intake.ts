@@ -118,7 +118,7 @@ export class Intake {
     const held = replay.hold(record.laneKey, {
       platform: record.platform,
       type: record.type,
-      body: record.body,
+      body: record.text,
       at,
       send: () => this.send(record),
       saved: () => {

@@ -103,7 +103,7 @@ export class TrackingClient {
     });
     this.queue = new DeliveryQueue(this.transport, this.options, {
       scrub: (text) => scrub(text, this.secrets),
-      persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater(record, record.seq),
+      persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater({ platform: record.platform, type: record.type, body: record.text, origin: record.origin }, record.seq),
       safeCause: (error) => safeCause(error, this.secrets),
       onGiveUp: (error, record) => this.reporter.report(error, record.label),
       proxyNote: proxyNote(this.options.baseUrl, options.env ?? process.env, options.transport === undefined),

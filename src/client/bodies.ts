@@ -1,0 +1,126 @@
+/**
+ * Where the delivery queue keeps the bodies of pending records when its transport sends bytes (the
+ * default transport does): as UTF-8 in shared slabs, outside the JavaScript heap. A backlog of
+ * pending records then costs the garbage collector next to nothing; held as strings, every body
+ * still pending at a collection of the young generation is copied, and copied again into the old
+ * generation, where it later has to be collected again.
+ *
+ * Bodies are written one after the other into the current slab. A slab is freed once none of its
+ * bodies is pending. A slab whose pending bodies fill less than a quarter of it has them moved to
+ * the current slab (one user's records can stay pending long after the records around them went
+ * out), so the slabs never hold more than four times the pending bytes, plus the current slab.
+ */
+
+/** Size of a slab. A body larger than a quarter of it gets a buffer of its own. */
+export const SLAB_BYTES = 32 * 1024;
+const OWN_BUFFER_BYTES = SLAB_BYTES / 4;
+
+interface Slab {
+  bytes: Buffer;
+  /** Bytes of its bodies still pending. */
+  pending: number;
+  /** The records whose bodies it holds (some may be settled already). */
+  holders: BodyHolder[];
+}
+
+/** A record whose body the arena holds. */
+export interface BodyHolder {
+  /** The body: its text until `store`, then its bytes. */
+  body: string | Buffer;
+  /** The slab its bytes are in (none for a body with a buffer of its own). */
+  slab: Slab | undefined;
+}
+
+export class BodyArena {
+  private current: Slab | undefined;
+  private offset = 0;
+  /** Bytes in slabs not yet freed (the current one included), and bytes of pending bodies in them. */
+  slabBytes = 0;
+  pendingBytes = 0;
+  /** Slabs whose bodies are all settled: they are freed (dropped) at once. */
+  private readonly live = new Set<Slab>();
+
+  /** Writes `holder`'s text body as bytes and points the holder at them. */
+  store(holder: BodyHolder): void {
+    const text = holder.body;
+    if (typeof text !== 'string') return;
+    let slab = this.current;
+    // A character takes at most 3 bytes: most bodies are known to fit without being measured.
+    if (slab === undefined || text.length * 3 > Math.min(OWN_BUFFER_BYTES, SLAB_BYTES - this.offset)) {
+      const length = Buffer.byteLength(text);
+      if (length > OWN_BUFFER_BYTES) {
+        holder.body = Buffer.from(text);
+        return;
+      }
+      slab = this.room(length);
+    }
+    const start = this.offset;
+    const length = slab.bytes.write(text, start, 'utf8');
+    this.offset += length;
+    this.place(holder, slab, slab.bytes.subarray(start, start + length));
+  }
+
+  /** The holder's record is settled: its bytes are no longer needed (they stay readable for a request still under way). */
+  release(holder: BodyHolder): void {
+    const slab = holder.slab;
+    if (slab === undefined) return;
+    holder.slab = undefined;
+    slab.pending -= (holder.body as Buffer).length;
+    this.pendingBytes -= (holder.body as Buffer).length;
+    if (slab === this.current) return;
+    if (slab.pending === 0) this.free(slab);
+    else if (slab.pending * 4 < SLAB_BYTES) this.compact(slab);
+  }
+
+  /** The current slab, with room for `length` bytes (a new one when it has not). */
+  private room(length: number): Slab {
+    const slab = this.current;
+    if (slab !== undefined && SLAB_BYTES - this.offset >= length) return slab;
+    if (slab !== undefined) {
+      // The slab it replaces is now like any other: freed or compacted as its bodies settle.
+      if (slab.pending === 0) this.free(slab);
+      else if (slab.pending * 4 < SLAB_BYTES) {
+        this.current = undefined;
+        this.compact(slab);
+        if (this.current !== undefined && SLAB_BYTES - this.offset >= length) return this.current;
+      }
+    }
+    const next: Slab = { bytes: Buffer.allocUnsafeSlow(SLAB_BYTES), pending: 0, holders: [] };
+    this.live.add(next);
+    this.slabBytes += SLAB_BYTES;
+    this.current = next;
+    this.offset = 0;
+    return next;
+  }
+
+  private place(holder: BodyHolder, slab: Slab, bytes: Buffer): void {
+    holder.body = bytes;
+    holder.slab = slab;
+    slab.pending += bytes.length;
+    slab.holders.push(holder);
+    this.pendingBytes += bytes.length;
+  }
+
+  /** Moves the bodies of `slab` still pending to the current slab, and frees it. */
+  private compact(slab: Slab): void {
+    const holders = slab.holders;
+    slab.holders = [];
+    this.free(slab);
+    for (const holder of holders) {
+      if (holder.slab !== slab) continue;
+      const old = holder.body as Buffer;
+      this.pendingBytes -= old.length;
+      const target = this.room(old.length);
+      const start = this.offset;
+      old.copy(target.bytes, start);
+      this.offset += old.length;
+      this.place(holder, target, target.bytes.subarray(start, start + old.length));
+    }
+  }
+
+  private free(slab: Slab): void {
+    if (!this.live.delete(slab)) return;
+    this.slabBytes -= SLAB_BYTES;
+    slab.holders = [];
+  }
+}
