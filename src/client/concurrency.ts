@@ -5,7 +5,9 @@
  * when the endpoint struggles (a network error, a 5xx, a 429) and by a fifth when the smoothed
  * round trip rises well above the best seen (the endpoint is queueing), at most once per round
  * trip. The round trip is smoothed (as TCP's SRTT, 1/8 per sample) so that one slow answer, or a
- * busy moment of the bot's own event loop, does not shrink the window. It never
+ * busy moment of the bot's own event loop, does not shrink the window, and it starts again from
+ * each new best round trip, so that slow first answers (new connections, a busy start) are not
+ * taken for queueing once faster ones come. It never
  * exceeds the cap (`maxConcurrency`, which is also the socket pool's size) and never goes below 1.
  */
 
@@ -45,8 +47,12 @@ export class ConcurrencyWindow {
   onSuccess(sentAt: number, now: number, saturated: boolean): void {
     const rtt = now - sentAt;
     if (rtt < this.minRtt || now - this.minRttAt > MIN_RTT_WINDOW_MS) {
+      // A new best round trip: the smoothed one starts again from it. Otherwise it would still
+      // carry the slower answers that came before (the first requests of new connections, a
+      // moment when the bot kept the event loop busy) and, next to the new best, look like queueing.
       this.minRtt = rtt;
       this.minRttAt = now;
+      this.srtt = rtt;
     }
     this.srtt = this.srtt === 0 ? rtt : this.srtt + (rtt - this.srtt) / 8;
     if (this.srtt > this.minRtt * LATENCY_FACTOR + LATENCY_SLACK_MS) {

@@ -63,6 +63,21 @@ describe('the concurrency window', () => {
     expect(w.limit).toBe(25);
   });
 
+  it('does not take slow first answers (new connections, a busy start) for queueing once faster ones come: it keeps doubling', () => {
+    const w = new ConcurrencyWindow(256);
+    // The first round trip: 370 ms (connections opened, the bot's turns keeping the event loop busy).
+    for (let i = 0; i < 16; i++) w.onSuccess(0, 370, true);
+    expect(w.limit).toBe(32);
+    // Then the endpoint's real round trip, 150 ms: the window goes on doubling, no decrease.
+    let t = 400;
+    while (w.limit < 256 && t < 4000) {
+      for (let i = 0, n = w.limit; i < n; i++) w.onSuccess(t, t + 150, true);
+      t += 150;
+    }
+    expect(w.limit).toBe(256);
+    expect(t).toBeLessThanOrEqual(400 + 3 * 150);
+  });
+
   it('never goes below one request', () => {
     const w = new ConcurrencyWindow(256);
     for (let t = 0; t < 20; t++) w.onFailure(t * 1000, t * 1000 + 1);
