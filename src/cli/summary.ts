@@ -11,15 +11,27 @@ function add(counts: Record<string, number>, key: string, n = 1): void {
 /**
  * Counts `entries` as `/api/summary` does: records (one per stored record, however many entries
  * it gave), messages and events, users (scripted records, which name none, are not one) and
- * conversations; records by type and platform (`(none)` for the scripted form), messages by
- * intent, events by type, revenue (sum rounded to 6 decimals, and count), and the times of the
- * first and latest entries. Pure; never throws.
+ * conversations; records by type, platform (`(none)` for the scripted form) and channel (an event
+ * takes its conversation's, else its user's, as the endpoint stores it), messages by intent, events
+ * by type and by name, revenue (sum rounded to 6 decimals, count, and sums per currency), and the
+ * times of the first and latest entries. Pure; never throws.
  */
 export function summarizeEntries(entries: readonly TranscriptEntry[]): TrackingSummary {
   const summary: TrackingSummary = {
     records: 0, messages: 0, events: 0, users: 0, conversations: 0,
-    byType: {}, byPlatform: {}, byIntent: {}, byEventType: {}, revenue: { total: 0, count: 0 }, firstAt: null, lastAt: null,
+    byType: {}, byPlatform: {}, byIntent: {}, byEventType: {}, byEventName: {}, byChannel: {},
+    revenue: { total: 0, count: 0, byCurrency: {} }, firstAt: null, lastAt: null,
   };
+  // The channel an event without one is counted under: its conversation's, else its user's.
+  const channels = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.channel === undefined) continue;
+    channels.set(`c ${entry.conversationId}`, entry.channel);
+    channels.set(`u ${entry.userId}`, entry.channel);
+  }
+  const channelOf = (entry: TranscriptEntry) =>
+    entry.channel ?? (entry.direction === 'event' ? (channels.get(`c ${entry.conversationId}`) ?? channels.get(`u ${entry.userId}`)) : undefined);
+  const byCurrency: Record<string, number> = {};
   const records = new Set<number>();
   const users = new Set<string>();
   const conversations = new Set<string>();
@@ -31,6 +43,8 @@ export function summarizeEntries(entries: readonly TranscriptEntry[]): TrackingS
       records.add(entry.seq);
       add(summary.byType, entry.type);
       add(summary.byPlatform, entry.platform ?? '(none)');
+      const channel = channelOf(entry);
+      if (channel !== undefined) add(summary.byChannel, channel);
     }
     if (entry.userId !== '') users.add(entry.userId);
     conversations.add(entry.conversationId);
@@ -38,9 +52,11 @@ export function summarizeEntries(entries: readonly TranscriptEntry[]): TrackingS
       summary.events++;
       const type = entry.event?.type ?? '';
       add(summary.byEventType, type);
+      add(summary.byEventName, entry.event?.name ?? '');
       if (type === 'revenueEvent') {
         summary.revenue.count++;
         revenue += entry.event?.amount ?? 0;
+        add(byCurrency, entry.event?.currency ?? 'unknown', entry.event?.amount ?? 0);
       }
     } else {
       summary.messages++;
@@ -54,6 +70,7 @@ export function summarizeEntries(entries: readonly TranscriptEntry[]): TrackingS
   summary.users = users.size;
   summary.conversations = conversations.size;
   summary.revenue.total = Math.round(revenue * 1e6) / 1e6;
+  for (const [currency, sum] of Object.entries(byCurrency).sort(([a], [b]) => (a < b ? -1 : 1))) summary.revenue.byCurrency[currency] = Math.round(sum * 1e6) / 1e6;
   if (Number.isFinite(first)) summary.firstAt = new Date(first).toISOString();
   if (Number.isFinite(last)) summary.lastAt = new Date(last).toISOString();
   return summary;

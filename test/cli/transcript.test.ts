@@ -209,8 +209,8 @@ describe('renderTranscript and renderSummary', () => {
 
   it('renders empty counts as a dash', () => {
     const summary: TrackingSummary = {
-      records: 0, messages: 0, events: 0, users: 0, conversations: 0, byType: {}, byPlatform: {}, byIntent: {}, byEventType: {},
-      revenue: { total: 0, count: 0 }, firstAt: null, lastAt: null,
+      records: 0, messages: 0, events: 0, users: 0, conversations: 0, byType: {}, byPlatform: {}, byIntent: {}, byEventType: {}, byEventName: {}, byChannel: {},
+      revenue: { total: 0, count: 0, byCurrency: {} }, firstAt: null, lastAt: null,
     };
     expect(renderSummary(summary)).toContain('by intent:    -');
     expect(renderSummary(summary, { title: 'Summary of user u1' }).split('\n')[0]).toBe('Summary of user u1: 0 records, 0 messages, 0 events, 0 users, 0 conversations');

@@ -79,7 +79,7 @@ it('`npm start -- --serve` keeps the endpoint running after the demo: it prints 
     const summary = (await response.json()) as { records: number; byType: Record<string, number>; revenue: { total: number; count: number } };
     expect(summary.records).toBe(21);
     expect(summary.byType).toMatchObject({ incoming: 9, outgoing: 9, event: 3 });
-    expect(summary.revenue).toEqual({ total: 31.5, count: 3 });
+    expect(summary.revenue).toEqual({ total: 31.5, count: 3, byCurrency: { EUR: 31.5 } });
 
     demo.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });

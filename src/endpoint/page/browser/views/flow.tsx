@@ -4,7 +4,7 @@
  * funnel over steps the user picks, with the drop-off between them.
  */
 import { useMemo, useState } from 'preact/hooks';
-import type { FunnelResponse, IntentsResponse, PathsResponse } from '../../../types.js';
+import type { FunnelResponse, IntentsResponse, PathsResponse, TrackingSummary } from '../../../types.js';
 import { sankeyOption } from '../charts.js';
 import { Card, ChartCard, DataTable, Empty, Exports, pending, ShareBar, Step, Steps } from '../components.js';
 import { count, percent, plural, stepLabel } from '../format.js';
@@ -114,12 +114,14 @@ function Funnel({ paths }: { paths: PathsResponse | undefined }) {
   const { state, navigate } = usePage();
   const filter = apiFilter(state.filter);
   const intents = useRead<IntentsResponse>('api/intents', { ...filter, limit: 200 });
+  // Every event name seen (ratings too, which paths leave out), from the summary.
+  const summary = useRead<TrackingSummary>('api/summary', filter);
   const steps = state.steps ?? (paths ? proposedSteps(paths.paths) : []);
   const read = useRead<FunnelResponse>(steps.length > 0 ? 'api/analytics/funnel' : null, { ...filter, steps: steps.join(',') });
   const choices = useMemo(() => ({
     intents: (intents.data?.intents ?? []).map((i) => i.name).sort(),
-    events: [...new Set((paths?.paths ?? []).flatMap((p) => p.steps).filter((s) => s.startsWith('event:')))].sort(),
-  }), [intents.data, paths]);
+    events: Object.keys(summary.data?.byEventName ?? {}).map((name) => `event:${name}`).sort(),
+  }), [intents.data, summary.data]);
   const rows = read.data?.steps ?? [];
   return (
     <Card title="Funnel" name="funnel" wide actions={steps.length > 0 ? <Exports path="api/analytics/funnel" params={{ steps: steps.join(',') }} file="funnel" what="the funnel" /> : null}>
