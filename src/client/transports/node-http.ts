@@ -82,6 +82,8 @@ class Exchange {
     readonly req: http.ClientRequest,
     readonly timeoutMs: number,
     private readonly done: Done,
+    /** Decode the body of a 2xx answer too (`send()` returns it; the delivery queue only reads the body of a refusal). */
+    readonly bodyAlways: boolean,
   ) {
     this.timer = setTimeout(onTimeout, timeoutMs, this);
   }
@@ -128,9 +130,24 @@ function onData(this: http.IncomingMessage, chunk: Buffer): void {
 
 function onEnd(this: http.IncomingMessage): void {
   const exchange = exchangeOf(this);
+  const status = this.statusCode ?? 0;
   const { chunks } = exchange;
-  const body = chunks === undefined ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8').slice(0, MAX_RESPONSE_BODY_CHARS);
-  exchange.finish(undefined, { status: this.statusCode ?? 0, retryAfter: this.headers['retry-after'], body });
+  const read = chunks !== undefined && (exchange.bodyAlways || status < 200 || status > 299);
+  const body = read ? (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8').slice(0, MAX_RESPONSE_BODY_CHARS) : '';
+  exchange.finish(undefined, { status, retryAfter: retryAfterOf(this.rawHeaders), body });
+}
+
+/**
+ * The Retry-After header of an answer, read from its raw headers: the same value as
+ * `headers['retry-after']` (Node keeps the first of duplicates), without Node building the
+ * headers object of every answer.
+ */
+function retryAfterOf(raw: string[]): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 11 && name.toLowerCase() === 'retry-after') return raw[i + 1];
+  }
+  return undefined;
 }
 
 function onResponseError(this: http.IncomingMessage, error: Error): void {
@@ -178,7 +195,7 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}):
   }
 
   /** Sends one request; `done` is called once, on a later tick, with the response or with the error. */
-  function sendDirect(request: DirectRequest, done: Done): void {
+  function sendDirect(request: DirectRequest, done: Done, bodyAlways = false): void {
     const t = target(request.url);
     const req = (t.secure ? https : http).request({
       hostname: t.hostname,
@@ -189,7 +206,7 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}):
       servername: t.servername,
       agent: t.secure ? httpsAgent : httpAgent,
     });
-    (req as Carrier)[EXCHANGE] = new Exchange(req, request.timeoutMs, done);
+    (req as Carrier)[EXCHANGE] = new Exchange(req, request.timeoutMs, done, bodyAlways);
     req.on('error', onRequestError);
     req.on('response', onResponse);
     req.end(request.body);
@@ -199,13 +216,13 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}):
     send(request: TransportRequest): Promise<TransportResponse> {
       return new Promise<TransportResponse>((resolve, reject) => {
         try {
-          sendDirect(request, (error, response) => (error === undefined ? resolve(response as TransportResponse) : reject(error)));
+          sendDirect(request, (error, response) => (error === undefined ? resolve(response as TransportResponse) : reject(error)), true);
         } catch (error) {
           reject(error);
         }
       });
     },
-    [SEND_DIRECT]: sendDirect,
+    [SEND_DIRECT]: (request, done) => sendDirect(request, done),
     close() {
       httpAgent.destroy();
       httpsAgent.destroy();
