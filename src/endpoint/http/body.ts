@@ -23,6 +23,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     let done = false;
     const finish = (result: BodyResult) => {
       if (done) return;
+      // Stryker disable next-line BooleanLiteral: finishing twice only resolves a settled promise again and removes a listener already removed
       done = true;
       req.off('data', onData);
       resolve(result);

@@ -48,8 +48,7 @@ const JSONB_REFUSES = /\\u(0000|d[89a-f][0-9a-f]{2})/i;
 
 /** NUL characters and lone surrogates replaced by U+FFFD (what jsonb and text can hold). */
 function wellFormed(value: string): string {
-  const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
-  return (clean as string & { toWellFormed(): string }).toWellFormed();
+  return (value.replaceAll('\u0000', '\ufffd') as string & { toWellFormed(): string }).toWellFormed();
 }
 
 function cleanJson(value: unknown): unknown {

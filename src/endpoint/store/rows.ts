@@ -94,7 +94,7 @@ function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, tex
     user_name: t(entry.userName),
     conversation_id: text(entry.conversationId),
     text: t(entry.text),
-    text_key: entry.direction === 'event' ? null : t(textKey(entry.text) ?? undefined),
+    text_key: t(textKey(entry.text) ?? undefined), // none for events, which carry no text
     intent: t(entry.intent?.name),
     intent_score: entry.intentScore ?? null,
     clicked_button: t(entry.clickedButton),
@@ -212,7 +212,7 @@ export function batchRows(batch: readonly RecordWithJson[], entryRows: readonly 
         const bucket = Math.floor(at / size) * size;
         const row: CountsTable = {
           bot: entry.bot, width, at: bucket, platform: entry.platform, channel: entry.channel, type: record.type, direction: entry.direction,
-          intent: isEvent ? '' : (entry.intent ?? ''), event_type: entry.event_type ?? '', event_name: entry.event_name ?? '',
+          intent: entry.intent ?? '', event_type: entry.event_type ?? '', event_name: entry.event_name ?? '',
           currency: entry.event_type === 'revenueEvent' ? (entry.currency ?? '') : '',
           records: i === 0 ? 1 : 0, entries: 1, ai_generated: entry.ai_generated, revenue: entry.event_type === 'revenueEvent' ? (entry.amount ?? 0) : 0,
           score_sum: entry.intent_score ?? 0, scored: entry.intent_score === null ? 0 : 1,

@@ -90,15 +90,14 @@ describe('GET /api/events', () => {
     expect(stream.events[1]).toEqual({ event: 'records', data: { lastSeq: 2, records: 2 } });
   });
 
-  it('sends one event for a burst of records, carrying the latest', async () => {
+  it('after a burst of records, ends with an event carrying the latest state', async () => {
+    // How many events a burst over HTTP makes depends on how the machine schedules the requests;
+    // live-feed.test.ts counts them where the timing is the test's own.
     const ep = await begin();
     const stream = await follow(ep);
     await stream.next(1);
     await Promise.all(Array.from({ length: 20 }, (_, i) => track(ep, Q.universalIn, message('u1', `m${i}`))));
-    await stream.next(2);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(stream.events.length).toBeLessThanOrEqual(3);
-    expect(stream.events.at(-1)?.data).toEqual({ lastSeq: 20, records: 20 });
+    await expect.poll(() => stream.events.at(-1)?.data, { timeout: 10_000 }).toEqual({ lastSeq: 20, records: 20 });
   });
 
   it('stays open past the server\'s idle-socket timeout: a comment keeps it alive', async () => {

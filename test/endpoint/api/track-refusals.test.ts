@@ -26,7 +26,19 @@ describe('401: the API key', () => {
   it('refuses a key the endpoint was not started with', async () => {
     const res = await track(endpoint, { ...Q.universalIn, apiKey: 'some-other-key' }, message('u1', 'hi'));
     expect(res.status).toBe(401);
-    expect(res.body.error).toMatch(/Unknown API key/);
+    expect(res.body).toEqual({
+      ok: false,
+      error: 'Unknown API key: use one of the keys this endpoint was started with (--key).',
+      problems: [{ path: 'apiKey', expected: 'a key this endpoint accepts', received: 'an unknown key' }],
+    });
+  });
+
+  it('says a real key is required when the key is missing, empty or a placeholder', async () => {
+    for (const apiKey of [undefined, '', '<API_KEY>']) {
+      const { apiKey: _omit, ...query } = Q.universalIn;
+      const res = await track(endpoint, apiKey === undefined ? query : { ...query, apiKey }, message('u1', 'hi'));
+      expect(res.body.error).toBe('A real API key is required in the apiKey query parameter.');
+    }
   });
 
   it('checks the key before the body: a bad key with a bad body is still 401', async () => {
@@ -161,6 +173,20 @@ describe('400: query string', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.problems).toEqual([{ path: 'platform', expected: 'given once', received: 'given 2 times' }]);
+  });
+
+  it.each([
+    ['v', `&v=${Q.universalIn.v}`],
+    ['type', `&type=${Q.universalIn.type}`],
+    ['apiKey', `&apiKey=${KEY}`],
+  ])('refuses duplicate %s query parameters (400), even when both say the same, and stores nothing', async (name, repeat) => {
+    const before = await endpoint.store.count();
+    const res = await request(endpoint, `/track?${new URLSearchParams(Q.universalIn)}${repeat}${repeat}`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message('u1', 'hi')),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.problems).toEqual([{ path: name, expected: 'given once', received: 'given 3 times' }]);
+    expect(await endpoint.store.count()).toBe(before);
   });
 });
 

@@ -68,6 +68,15 @@ describe.each(DBS)('on $name', ({ name, fresh }) => {
     });
   });
 
+  it('takes the body\'s JSON text as sent, escapes in capitals included', async () => {
+    await withStore(await fresh(), async (store) => {
+      const json = '{"text":"a\\u0000b \\uD800 \\uDBFF\\u00E9","userId":"u"}';
+      await store.append(universal('incoming', JSON.parse(json)), json);
+      const [read] = await store.records();
+      expect(read.body).toEqual(name === 'PostgreSQL' ? { text: 'a\ufffdb \ufffd \ufffd\u00e9', userId: 'u' } : { text: 'a\u0000b \ud800 \udbff\u00e9', userId: 'u' });
+    });
+  });
+
   it('keeps a record without those characters exactly as it came, escapes that only look like them included', async () => {
     await withStore(await fresh(), async (store) => {
       const body = { text: 'a \\u0000 b \\ud800 \u00e9\u{1F600}', userId: 'u', list: [1, 'two', { three: [false] }] };

@@ -51,6 +51,7 @@ describe.each(DBS)('ratings on $name', ({ fresh }) => {
       await appendEach(store, [
         msg({ user: 'ann', at: at(0), intent: 'Greet' }),
         msg({ user: 'ann', at: at(1), intent: 'Order' }),
+        msg({ user: 'ann', at: at(1), intent: 'AnotherBot', bot: OTHER_BOT }),
         msg({ user: 'ann', at: at(2), type: 'outgoing', intent: 'Reply' }),
         msg({ user: 'ann', at: at(3), intent: 'Other', conversation: 'elsewhere' }),
       ]);
@@ -95,7 +96,11 @@ describe.each(DBS)('ratings on $name', ({ fresh }) => {
       const dislikes = ['dislike', 'Down', 'thumbsdown', '-1', '👎', 'negative', 'false', '0', false, 0];
       const neither = ['meh', '', 2, null, { value: 'like' }];
       await appendTogether(store, [...likes, ...dislikes, ...neither].map((reaction, i) => rating(`u${i}`, i, { reaction })));
-      await appendEach(store, [ev('x', 'feedback', at(50)), ev('y', 'rating', at(51), { extraInfo: { reaction: 'like' } })]);
+      await appendEach(store, [
+        ev('x', 'feedback', at(50)),
+        ev('y', 'rating', at(51), { extraInfo: { reaction: 'like' } }),
+        ev('z', 'feedback', at(52), { type: 'revenueEvent', extraInfo: { reaction: 'like' } }),
+      ]);
       const body = await get('/api/analytics/feedback');
       expect(body).toMatchObject({ up: likes.length, down: dislikes.length });
       const rows = await store.db.selectFrom('entries').select(['user_id', 'reaction']).where('direction', '=', 'event').execute();
@@ -103,7 +108,7 @@ describe.each(DBS)('ratings on $name', ({ fresh }) => {
       expect(likes.map((_, i) => reaction[`u${i}`])).toEqual(likes.map(() => 'like'));
       expect(dislikes.map((_, i) => reaction[`u${likes.length + i}`])).toEqual(dislikes.map(() => 'dislike'));
       expect(neither.map((_, i) => reaction[`u${likes.length + dislikes.length + i}`])).toEqual(neither.map(() => null));
-      expect([reaction.x, reaction.y]).toEqual([null, null]);
+      expect([reaction.x, reaction.y, reaction.z]).toEqual([null, null, null]);
     });
   });
 
@@ -148,6 +153,14 @@ describe.each(DBS)('the channel of an event on $name', ({ fresh }) => {
       const rows = await store.db.selectFrom('entries').select(['event_name', 'channel']).where('direction', '=', 'event').orderBy('seq').execute();
       expect(Object.fromEntries(rows.map((r) => [r.event_name, r.channel]))).toEqual({ 'in-quiet': 'msteams', 'new-conversation': 'msteams', 'nobody-knows': '', 'cat-elsewhere': 'webchat' });
       expect((await get('/api/summary?channel=msteams')).events).toBe(2);
+    });
+  });
+
+  it('an event takes the channel of its conversation\'s latest message that has one, in the same batch', async () => {
+    await withEndpoint(await fresh(), async (store) => {
+      await appendTogether(store, [msg({ user: 'ann', at: at(0), channel: 'webchat' }), msg({ user: 'ann', at: at(1) }), ev('ann', 'purchase', at(2))]);
+      const rows = await store.db.selectFrom('entries').select(['event_name', 'channel']).where('direction', '=', 'event').execute();
+      expect(rows).toEqual([{ event_name: 'purchase', channel: 'webchat' }]);
     });
   });
 

@@ -223,26 +223,50 @@ describe('the store on PostgreSQL', () => {
         let heard = 0;
         const stop = b.watch(() => heard++);
         // The other endpoint listens on a connection of its own: wait until it does.
-        await expect.poll(async () => Number((await queryDatabase<{ n: string }>(database, "select count(*) as n from pg_stat_activity where datname = current_database() and query ilike 'LISTEN%'"))[0].n), { timeout: 10_000 }).toBe(1);
+        await expect.poll(() => listening(database), { timeout: 10_000 }).toBe(1);
         const payloads: string[] = [];
         const listener = await listenOn(database, (payload) => payloads.push(payload));
         try {
           await appendTogether(a, [universal('incoming', { text: 'a', userId: 'u' }), universal('incoming', { text: 'b', userId: 'u' })]);
           await expect.poll(() => heard, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
           await expect.poll(() => payloads, { timeout: 10_000 }).toEqual(['2']);
-          async function* one() {
-            yield { record: { ...universal('incoming', { text: 'old', userId: 'u' }), receivedAt: '2025-01-01T00:00:00.000Z' }, json: JSON.stringify({ text: 'old', userId: 'u' }) };
+          async function* records(n: number) {
+            for (let i = 0; i < n; i++) yield { record: { ...universal('incoming', { text: 'old', userId: 'u' }), receivedAt: '2025-01-01T00:00:00.000Z' }, json: JSON.stringify({ text: 'old', userId: 'u' }) };
           }
-          await a.importOnce('elsewhere', one());
+          // An import of nothing announces nothing; one of a record announces it.
+          expect(await a.importOnce('empty', records(0))).toBe(0);
+          expect(await a.importOnce('elsewhere', records(1))).toBe(1);
           await expect.poll(() => payloads, { timeout: 10_000 }).toEqual(['2', '3']);
         } finally {
           await listener.end();
         }
         stop();
         // Nobody watches b any more: its listening connection is closed.
-        await expect.poll(async () => Number((await queryDatabase<{ n: string }>(database, "select count(*) as n from pg_stat_activity where datname = current_database() and query ilike 'LISTEN%'"))[0].n), { timeout: 10_000 }).toBe(0);
+        await expect.poll(() => listening(database), { timeout: 10_000 }).toBe(0);
       });
     });
+  });
+
+  it('listens on one connection however many watch, until the last stops watching or the store closes', async () => {
+    const database = await postgres.fresh();
+    const { store } = await openStore({ database, log: () => undefined });
+    try {
+      const stopFirst = store.watch(() => undefined);
+      const stopSecond = store.watch(() => undefined);
+      await expect.poll(() => listening(database), { timeout: 10_000 }).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await listening(database)).toBe(1);
+      stopFirst();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await listening(database)).toBe(1);
+      stopSecond();
+      await expect.poll(() => listening(database), { timeout: 10_000 }).toBe(0);
+      store.watch(() => undefined);
+      await expect.poll(() => listening(database), { timeout: 10_000 }).toBe(1);
+    } finally {
+      await store.close();
+    }
+    await expect.poll(() => listening(database), { timeout: 10_000 }).toBe(0);
   });
 
   it('numbers the records of a batch in increasing order', async () => {
@@ -253,6 +277,11 @@ describe('the store on PostgreSQL', () => {
     });
   });
 });
+
+/** Connections to the database that listen for commits. */
+async function listening(url: string): Promise<number> {
+  return Number((await queryDatabase<{ n: string }>(url, "select count(*) as n from pg_stat_activity where datname = current_database() and query ilike 'LISTEN%' and state = 'idle'"))[0].n);
+}
 
 /** A plain LISTEN on the tracking channel: each notification's payload. */
 async function listenOn(url: string, onPayload: (payload: string) => void) {

@@ -39,6 +39,13 @@ describe.each(DBS)('sessions on $name', ({ fresh }) => {
     }
   });
 
+  it('the next message joins the session that started last, once a new one has started', async () => {
+    await withStore(await fresh(), async (store) => {
+      await appendEach(store, [msg({ user: 'ann', at: T }), msg({ user: 'ann', at: at(T, 10) }), msg({ user: 'ann', at: at(T, 60) }), msg({ user: 'ann', at: at(T, 70) }), msg({ user: 'ann', at: at(T, 95) })]);
+      expect((await sessionsOf(store)).map((s) => [s.start, s.last, s.messages])).toEqual([[T, at(T, 10), 2], [at(T, 60), at(T, 95), 3]]);
+    });
+  });
+
   it('an earlier message within 30 minutes of a session\'s start joins it, and one further back starts its own without ending the latest', async () => {
     for (const write of [appendEach, appendTogether]) {
       await withStore(await fresh(), async (store) => {

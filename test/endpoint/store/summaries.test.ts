@@ -85,6 +85,18 @@ describe.each(DBS)('what the store keeps on $name', ({ fresh }) => {
     });
   });
 
+  it('of two messages of the same moment, the one stored last gives the platform and channel, together or apart', async () => {
+    await withEndpoint(await fresh(), async (store, get) => {
+      const same = '2026-03-02T10:00:00Z';
+      await appendEach(store, [msg({ user: 'ann', at: same, platform: 'sms', channel: 'webchat' }), msg({ user: 'ann', at: same, platform: 'twitter', channel: 'msteams' })]);
+      await appendTogether(store, [msg({ user: 'bob', at: same, platform: 'sms', channel: 'webchat' }), msg({ user: 'bob', at: same, platform: 'twitter', channel: 'msteams' })]);
+      const users = (await get('/api/users')).users.map((u: { userId: string; platform: string; channel: string }) => [u.userId, u.platform, u.channel]);
+      expect(users).toEqual([['ann', 'twitter', 'msteams'], ['bob', 'twitter', 'msteams']]);
+      const conversations = (await get('/api/conversations')).conversations.map((c: { conversationId: string; platform: string; channel: string }) => [c.conversationId, c.platform, c.channel]);
+      expect(conversations).toEqual([['c-ann', 'twitter', 'msteams'], ['c-bob', 'twitter', 'msteams']]);
+    });
+  });
+
   it('a conversation\'s figures add up, and lists its users in the order they first spoke, together or apart', async () => {
     await withEndpoint(await fresh(), async (store, get) => {
       await appendTogether(store, [
@@ -151,6 +163,16 @@ describe.each(DBS)('what the store keeps on $name', ({ fresh }) => {
     });
   });
 
+  it('sums revenue of one currency on one day over records stored together and apart', async () => {
+    await withEndpoint(await fresh(), async (store, get) => {
+      const purchase = (user: string, amount: number, minute: number) => event({ type: 'revenueEvent', name: 'purchase', userId: user, conversationId: `c-${user}`, amount, metadata: { currency: 'EUR', timestamp: `2026-03-02T10:${String(minute).padStart(2, '0')}:00Z` } });
+      await appendTogether(store, [purchase('ann', 10, 0), purchase('bob', 2.5, 1)]);
+      await appendEach(store, [purchase('cat', 4, 2), purchase('ann', 0.25, 3)]);
+      expect((await get('/api/summary')).revenue).toEqual({ total: 16.75, count: 4, byCurrency: { EUR: 16.75 } });
+      expect((await get('/api/timeseries?bucket=hour&from=2026-03-02T10:00:00Z&to=2026-03-02T11:00:00Z')).points[0]).toMatchObject({ events: 4, revenue: 16.75 });
+    });
+  });
+
   it('counts a record that holds no message (a webhook without messaging items) as a record, on the day and hour it was received', async () => {
     await withEndpoint(await fresh(), async (store, get) => {
       const webhook: NewRecord = { platform: 'facebook', platformKind: 'messenger', v: '11.1.0-rest', type: 'incoming', bot: BOT, body: { object: 'page', entry: [{ id: 'p', time: 1 }] } };
@@ -164,7 +186,11 @@ describe.each(DBS)('what the store keeps on $name', ({ fresh }) => {
       const thisHour = await get(`/api/summary?from=${hour.toISOString()}&to=${new Date(hour.getTime() + 2 * 3_600_000).toISOString()}`);
       expect(thisHour.records).toBe(3);
       expect((await get(`/api/summary?from=${new Date(hour.getTime() - 3_600_000).toISOString()}&to=${hour.toISOString()}`)).records).toBe(0);
-      expect((await store.records()).map((r) => r.occurredAt === r.receivedAt)).toEqual([true, true, true]);
+      expect((await store.records()).map((r) => [r.occurredAt === r.receivedAt, r.platform])).toEqual([[true, 'facebook'], [true, 'facebook'], [true, null]]);
+      // A scripted record (no platform) with a message is counted under (none).
+      await appendEach(store, [{ platform: null, platformKind: null, v: null, type: 'generic', bot: BOT, body: { text: 'scripted', userId: 'script' } }]);
+      expect((await get('/api/summary')).byPlatform).toEqual({ facebook: 2, '(none)': 2 });
+      expect((await get('/api/users')).users[0]).toMatchObject({ userId: 'script', platform: null });
     });
   });
 
