@@ -18,6 +18,11 @@ export class Lanes {
   private ready: Lane[] = [];
   private readyHead = 0;
 
+  /** Lanes held: one per user with records not yet settled (a user whose records all settled has none). */
+  get count(): number {
+    return this.lanes.size;
+  }
+
   /** Appends `entry` to the lane of `key`. Returns true when the lane became ready (the caller schedules a round). */
   add(key: string, entry: QueuedRecord): boolean {
     let lane = this.lanes.get(key);

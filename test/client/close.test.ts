@@ -1,0 +1,262 @@
+/**
+ * The end of a client (shutdown.ts, exit-guard.ts): `close()` lets running turns finish within half
+ * its deadline, then refuses records, waits for pending ones until the deadline counted from its
+ * call, says of each record it gives up how far it got, and frees the transport even when that
+ * fails; a client left with records to retry when the process runs out of work closes itself.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNodeHttpTransport, TrackingClient, TrackingDeliveryError, type Logger, type TrackingClientOptions, type Transport } from '../../src/index.js';
+import { startSink, type Sink } from '../helpers/sink.js';
+
+const KEY = 'close-key-8e2a';
+let sink: Sink;
+let clients: TrackingClient[];
+
+interface Line {
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+function capturingLogger(lines: Line[]): Logger {
+  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, message, fields });
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+function client(options: TrackingClientOptions = {}): TrackingClient {
+  const c = new TrackingClient({ apiKey: KEY, baseUrl: sink.url, logger: false, initialBackoffMs: 5, maxBackoffMs: 10, ...options });
+  clients.push(c);
+  return c;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e as TrackingDeliveryError);
+
+beforeEach(async () => {
+  sink = await startSink();
+  clients = [];
+});
+
+afterEach(async () => {
+  await Promise.all(clients.map((c) => c.close(500)));
+  await sink.close();
+});
+
+describe('close() and running turns', () => {
+  it('takes the records of a turn still running when close() is called, and refuses records once it has ended', async () => {
+    const c = client();
+    const endTurn = c.beginTurn();
+    const closed = c.close(2_000);
+    await sleep(50);
+    const inTurn = c.sms.logOutgoing({ text: 'reply', userId: 'u' });
+    endTurn();
+    const result = await closed;
+    await expect(inTurn).resolves.toMatchObject({ status: 'delivered' });
+    expect(result).toMatchObject({ abandoned: 0, stats: { delivered: 1, logged: 1 } });
+    await expect(c.sms.logIncoming({ text: 'late', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
+  });
+
+  it('ending a turn twice does not end another turn still running', async () => {
+    const c = client();
+    const first = c.beginTurn();
+    const second = c.beginTurn();
+    first();
+    first();
+    const closed = c.close(2_000);
+    await sleep(50);
+    // The second turn still runs: its record is taken.
+    const inTurn = c.sms.logOutgoing({ text: 'reply', userId: 'u' });
+    second();
+    await closed;
+    await expect(inTurn).resolves.toMatchObject({ status: 'delivered' });
+  });
+
+  it('stops waiting for a turn that does not end after half its deadline, then refuses its records', async () => {
+    const c = client();
+    c.beginTurn(); // never ended
+    const started = performance.now();
+    const closed = c.close(400);
+    await sleep(50);
+    const early = c.sms.logOutgoing({ text: 'in time', userId: 'u' });
+    await closed;
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    await expect(early).resolves.toMatchObject({ status: 'delivered' });
+    await expect(c.sms.logOutgoing({ text: 'too late', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
+  });
+
+  it('does not wait for a turn begun after close() started', async () => {
+    sink.behave(() => ({ delayMs: 100 }));
+    const c = client();
+    const pending = c.sms.logIncoming({ text: 'a', userId: 'u' });
+    const closed = c.close(5_000);
+    const endLate = c.beginTurn();
+    const result = await closed;
+    expect(result.abandoned).toBe(0);
+    await expect(pending).resolves.toMatchObject({ status: 'delivered' });
+    endLate(); // harmless
+    await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
+  });
+
+  it('counts the time spent waiting for turns into its deadline', async () => {
+    sink.behave(() => ({ status: 503 }));
+    const c = client({ maxAttempts: 1_000 });
+    const endTurn = c.beginTurn();
+    const pending = rejection(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    setTimeout(endTurn, 400);
+    const started = performance.now();
+    const result = await c.close(1_000);
+    const took = performance.now() - started;
+    expect(result.abandoned).toBe(1);
+    expect((await pending)?.reason).toBe('close-deadline');
+    expect(took).toBeGreaterThanOrEqual(950);
+    // Had the deadline started after the turn ended, close() would take 1 400 ms.
+    expect(took).toBeLessThan(1_300);
+  });
+});
+
+describe('what close() says of the records it gives up', () => {
+  it('names the attempts made and the last status, in the singular and the plural', async () => {
+    sink.behave(() => ({ status: 503 }));
+    const c = client({ maxAttempts: 1_000, initialBackoffMs: 2_000, maxBackoffMs: 2_000 });
+    const once = rejection(c.sms.logIncoming({ text: 'a', userId: 'one' }));
+    await sleep(150); // one attempt answered, the retry waits
+    const result = await c.close(300);
+    expect(result.abandoned).toBe(1);
+    const error = (await once)!;
+    expect(error).toBeInstanceOf(TrackingDeliveryError);
+    expect(error).toMatchObject({ reason: 'close-deadline', status: 503, attempts: 1 });
+    expect(error.message).toContain('(1 attempt, the last answered HTTP 503)');
+    expect(error.message).toMatch(/Raise closeTimeoutMs to give records more time, or set persistDir/);
+
+    const twice = client({ maxAttempts: 1_000, initialBackoffMs: 30, maxBackoffMs: 30 });
+    const second = rejection(twice.sms.logIncoming({ text: 'b', userId: 'two' }));
+    while (twice.stats().retried < 2) await sleep(5);
+    await twice.close(10);
+    expect((await second)!.message).toMatch(/\(\d+ attempts, the last answered HTTP 503\)/);
+  });
+
+  it('says "none answered" of attempts that got no answer, in the plural too', async () => {
+    sink.behave(() => ({ reset: true }));
+    const c = client({ maxAttempts: 1_000, initialBackoffMs: 20, maxBackoffMs: 20 });
+    const pending = rejection(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    while (c.stats().retried < 2) await sleep(5);
+    await c.close(10);
+    const error = (await pending)!;
+    expect(error.status).toBeUndefined();
+    expect(error.message).toMatch(/\(\d+ attempts, none answered\)/);
+  });
+
+  it('with persistDir: saves what it gives up, counts it in abandonedSaved, and advises only a longer deadline', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bca-close-'));
+    try {
+      sink.behave(() => ({ status: 503 }));
+      const c = client({ persistDir: dir, maxAttempts: 1_000 });
+      const pending = [rejection(c.sms.logIncoming({ text: 'a', userId: 'u' })), rejection(c.sms.logIncoming({ text: 'b', userId: 'v' }))];
+      await sleep(50);
+      const result = await c.close(100);
+      expect(result).toMatchObject({ abandoned: 2, abandonedSaved: 2, stats: { persisted: 2, failed: 0 } });
+      for (const error of await Promise.all(pending)) {
+        expect(error).toMatchObject({ reason: 'persisted' });
+        expect(error!.message).toContain('Raise closeTimeoutMs to give records more time. It was saved to persistDir');
+        expect(error!.message).not.toContain('or set persistDir');
+      }
+      expect(fs.readdirSync(dir).length).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('returns the same result to every caller of close(), and abandons nothing when all was delivered', async () => {
+    const c = client();
+    void c.sms.logIncoming({ text: 'a', userId: 'u' });
+    const first = c.close();
+    expect(c.close()).toBe(first);
+    expect(await first).toEqual({ abandoned: 0, abandonedSaved: 0, stats: expect.objectContaining({ delivered: 1, queued: 0, inFlight: 0 }) });
+  });
+});
+
+describe('the transport at close()', () => {
+  it('is closed once; when closing it fails, close() still resolves and says so', async () => {
+    const lines: Line[] = [];
+    const inner = createNodeHttpTransport();
+    let closes = 0;
+    const transport: Transport = {
+      send: (request) => inner.send(request),
+      close: async () => {
+        closes++;
+        await inner.close?.();
+        throw new Error('socket pool stuck');
+      },
+    };
+    const c = client({ transport, logger: capturingLogger(lines) });
+    await c.sms.logIncoming({ text: 'a', userId: 'u' });
+    await expect(c.close()).resolves.toMatchObject({ abandoned: 0 });
+    await c.close();
+    expect(closes).toBe(1);
+    expect(lines.filter((l) => l.message === 'closing the transport failed')).toHaveLength(1);
+    expect(lines.find((l) => l.message === 'closing the transport failed')!.level).toBe('warn');
+  });
+});
+
+describe('a process that runs out of work', () => {
+  const exitListeners = () => process.listenerCount('beforeExit');
+
+  it('closes a client that still has records to retry, and says in one line what became of them', async () => {
+    sink.behave(() => ({ status: 503 }));
+    const lines: Line[] = [];
+    const before = exitListeners();
+    const c = client({ maxAttempts: 1_000, closeTimeoutMs: 200, logger: capturingLogger(lines) });
+    const pending = rejection(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    expect(exitListeners()).toBe(before + 1);
+    await sleep(30);
+    process.emit('beforeExit', 0);
+    expect((await pending)?.reason).toBe('close-deadline');
+    await sleep(20);
+    const line = lines.find((l) => l.message.startsWith('process exiting: tracking closed: '));
+    expect(line?.message).toContain('1 abandoned at the deadline (given up); 1 records in all');
+    expect(line?.level).toBe('warn');
+    await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
+    expect(exitListeners()).toBe(before);
+  });
+
+  it('leaves an idle client open, and stops watching until it has records again', async () => {
+    const before = exitListeners();
+    const c = client();
+    expect(exitListeners()).toBe(before);
+    await c.sms.logIncoming({ text: 'a', userId: 'u' });
+    expect(exitListeners()).toBe(before + 1);
+    process.emit('beforeExit', 0);
+    expect(exitListeners()).toBe(before);
+    // Not closed: it still takes records, and watches again while they are pending.
+    const next = c.sms.logIncoming({ text: 'b', userId: 'u' });
+    expect(exitListeners()).toBe(before + 1);
+    await expect(next).resolves.toMatchObject({ status: 'delivered' });
+    expect(c.stats().delivered).toBe(2);
+  });
+
+  it('shares one listener among many clients, and removes it when the last one is done', async () => {
+    sink.behave(() => ({ delayMs: 30 }));
+    const before = exitListeners();
+    const many = Array.from({ length: 15 }, () => client());
+    const pending = many.map((c, i) => c.sms.logIncoming({ text: 'a', userId: `u${i}` }));
+    expect(exitListeners()).toBe(before + 1);
+    await Promise.all(pending);
+    await Promise.all(many.slice(0, 14).map((c) => c.close()));
+    expect(exitListeners()).toBe(before + 1);
+    await many[14].close();
+    expect(exitListeners()).toBe(before);
+  });
+
+  it('does not close a client already closing', async () => {
+    sink.behave(() => ({ delayMs: 150 }));
+    const c = client();
+    const pending = c.sms.logIncoming({ text: 'a', userId: 'u' });
+    const closed = c.close(2_000);
+    process.emit('beforeExit', 0);
+    expect(await closed).toMatchObject({ abandoned: 0 });
+    await expect(pending).resolves.toMatchObject({ status: 'delivered' });
+  });
+});
