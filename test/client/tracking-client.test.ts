@@ -1,0 +1,169 @@
+/**
+ * What `TrackingClient` itself shows a user: `stats()` splits pending records into queued and in
+ * flight, deferred tasks count against `maxQueueSize`, debug logging says what is queued and how
+ * each attempt went (never the key), and a full queue refuses a burst with one error per kind of
+ * record per second.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TrackingClient, TrackingDeliveryError, type Logger, type TrackingClientOptions, type TrackingError } from '../../src/index.js';
+import { startSink, type Sink } from '../helpers/sink.js';
+
+const KEY = 'client-key-4f19';
+let sink: Sink;
+let clients: TrackingClient[];
+
+interface Line {
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+function capturingLogger(lines: Line[]): Logger {
+  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, message, fields });
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+function client(options: TrackingClientOptions = {}): TrackingClient {
+  const c = new TrackingClient({ apiKey: KEY, baseUrl: sink.url, logger: false, initialBackoffMs: 5, maxBackoffMs: 10, ...options });
+  clients.push(c);
+  return c;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeEach(async () => {
+  sink = await startSink();
+  clients = [];
+});
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(clients.map((c) => c.close(500)));
+  await sink.close();
+});
+
+describe('stats()', () => {
+  it('counts records waiting for a slot as queued, those sent as in flight, and deferred tasks as queued', async () => {
+    sink.behave(() => ({ delayMs: 200 }));
+    const c = client({ maxConcurrency: 2 });
+    for (let i = 0; i < 5; i++) void c.sms.logIncoming({ text: `m${i}`, userId: `u${i}` });
+    c.defer(() => undefined);
+    expect(c.stats()).toMatchObject({ queued: 6, inFlight: 0, logged: 5 });
+    await sleep(80);
+    expect(c.stats()).toMatchObject({ queued: 3, inFlight: 2, logged: 5, delivered: 0 });
+    await c.flush();
+    expect(c.stats()).toEqual({ queued: 0, inFlight: 0, logged: 5, delivered: 5, retried: 0, failed: 0, dropped: 0, persisted: 0 });
+  });
+
+  it('never counts a request still in flight after close() gave its record up as queued too', async () => {
+    sink.behave(() => ({ delayMs: 400 }));
+    const c = client();
+    const pending = c.sms.logIncoming({ text: 'slow', userId: 'u' }).catch((e: unknown) => e);
+    await sleep(50);
+    const result = await c.close(50);
+    expect(result.abandoned).toBe(1);
+    expect((await pending) as TrackingDeliveryError).toMatchObject({ reason: 'close-deadline' });
+    expect(result.stats).toMatchObject({ queued: 0, failed: 1, logged: 1 });
+  });
+});
+
+describe('defer() at a full queue', () => {
+  it('counts pending deferred tasks against maxQueueSize: past it, a task is dropped, counted and reported naming the endpoint', async () => {
+    const errors: TrackingError[] = [];
+    const c = client({ maxQueueSize: 3, onError: (e) => errors.push(e) });
+    const ran: number[] = [];
+    for (let i = 0; i < 5; i++) c.defer(() => void ran.push(i));
+    expect(c.stats()).toMatchObject({ queued: 3, dropped: 2, logged: 2 });
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toBeInstanceOf(TrackingDeliveryError);
+    expect(errors[0]).toMatchObject({ reason: 'queue-full' });
+    expect(errors[0].message).toBe(`The tracking queue is full (maxQueueSize 3): ${sink.url}/track is not taking records as fast as they are logged; a record was dropped.`);
+    await c.flush();
+    expect(ran).toEqual([0, 1, 2]);
+  });
+
+  it('counts queued records against it too', async () => {
+    sink.behave(() => ({ delayMs: 100 }));
+    const errors: TrackingError[] = [];
+    const c = client({ maxQueueSize: 2, onError: (e) => errors.push(e) });
+    void c.sms.logIncoming({ text: 'a', userId: 'u' });
+    c.defer(() => undefined);
+    let ran = false;
+    c.defer(() => void (ran = true));
+    await c.flush();
+    expect(ran).toBe(false);
+    expect(errors.map((e) => (e as TrackingDeliveryError).reason)).toEqual(['queue-full']);
+  });
+
+  it('does nothing on a disabled client', async () => {
+    const c = new TrackingClient({ enabled: false, logger: false });
+    let ran = false;
+    c.defer(() => void (ran = true));
+    await c.flush();
+    await sleep(5);
+    expect(ran).toBe(false);
+    expect(c.stats()).toMatchObject({ queued: 0, logged: 0, dropped: 0 });
+  });
+});
+
+describe('debug logging', () => {
+  it('says what is queued and how each attempt went, with the key masked', async () => {
+    sink.behave((_r, index) => (index === 0 ? { status: 503 } : undefined));
+    const lines: Line[] = [];
+    const c = client({ debug: true, logger: capturingLogger(lines), initialBackoffMs: 40, maxBackoffMs: 40 });
+    await c.sms.logIncoming({ text: 'hello', userId: 'u' });
+    const debug = lines.filter((l) => l.level === 'debug');
+    expect(debug.map((l) => l.message)).toEqual(['queued sms incoming record', 'sms incoming attempt 1: 503', 'sms incoming attempt 2: 200']);
+    expect(debug[0].fields).toEqual({ url: expect.stringContaining('apiKey=***'), body: expect.stringContaining('"text":"hello"') });
+    expect(debug[1].fields).toMatchObject({ url: expect.stringContaining('apiKey=***'), attempt: 1, status: 503 });
+    expect(debug[1].fields.retryInMs).toBeGreaterThanOrEqual(20);
+    expect(debug[1].fields.retryInMs).toBeLessThanOrEqual(40);
+    expect(debug[2].fields).toMatchObject({ attempt: 2, status: 200, retryInMs: undefined, error: undefined });
+    expect(JSON.stringify(lines)).not.toContain(KEY);
+  });
+
+  it('says "no response" of an attempt that got none, with its error', async () => {
+    sink.behave((_r, index) => (index === 0 ? { reset: true } : undefined));
+    const lines: Line[] = [];
+    const c = client({ debug: true, logger: capturingLogger(lines) });
+    await c.sms.logIncoming({ text: 'hello', userId: 'u' });
+    const attempt = lines.find((l) => l.message === 'sms incoming attempt 1: no response');
+    expect(attempt?.fields).toMatchObject({ attempt: 1, status: undefined, error: expect.any(String) });
+  });
+
+  it('writes no debug line without debug', async () => {
+    const lines: Line[] = [];
+    const c = client({ debug: false, logger: capturingLogger(lines) });
+    await c.sms.logIncoming({ text: 'hello', userId: 'u' });
+    expect(lines.filter((l) => l.level === 'debug')).toEqual([]);
+  });
+});
+
+describe('a burst past maxQueueSize', () => {
+  it('shares one error per kind of record for a second, then makes a new one', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(1_000_000);
+    sink.behave(() => ({ delayMs: 300 }));
+    const c = client({ maxQueueSize: 1 });
+    const kept = c.sms.logIncoming({ text: 'kept', userId: 'u' });
+    const refused = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e as TrackingDeliveryError);
+    const a = refused(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    const b = refused(c.sms.logIncoming({ text: 'b', userId: 'u' }));
+    const other = refused(c.sms.logOutgoing({ text: 'c', userId: 'u' }));
+    vi.setSystemTime(1_000_000 + 1_000);
+    const sameSecond = refused(c.sms.logIncoming({ text: 'd', userId: 'u' }));
+    vi.setSystemTime(1_000_000 + 1_001);
+    const later = refused(c.sms.logIncoming({ text: 'e', userId: 'u' }));
+    const [ea, eb, eo, es, el] = await Promise.all([a, b, other, sameSecond, later]);
+    expect(ea).toBe(eb);
+    expect(es).toBe(ea);
+    expect(eo).not.toBe(ea);
+    expect(eo!.message).toContain('the sms outgoing record was dropped');
+    expect(ea!.message).toContain('the sms incoming record was dropped');
+    expect(el).not.toBe(ea);
+    expect(el).toMatchObject({ reason: 'queue-full' });
+    vi.useRealTimers();
+    await kept;
+    expect(c.stats()).toMatchObject({ dropped: 5, delivered: 1, logged: 6 });
+  });
+});
