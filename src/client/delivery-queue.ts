@@ -76,8 +76,6 @@ export class DeliveryQueue {
   private readonly sendDirect: DirectTransport[typeof SEND_DIRECT] | undefined;
   /** Where pending bodies are held as bytes, for a transport that sends bytes (bodies.ts). */
   readonly bodies: BodyArena | undefined;
-  /** The most requests in flight at once so far. */
-  peakInFlight = 0;
   readonly counters: DeliveryCounters = { logged: 0, delivered: 0, retried: 0, failed: 0, dropped: 0, persisted: 0 };
 
   constructor(
@@ -89,11 +87,6 @@ export class DeliveryQueue {
     const direct = (transport as Partial<DirectTransport>)[SEND_DIRECT];
     this.sendDirect = typeof direct === 'function' ? direct : undefined;
     this.bodies = this.sendDirect === undefined ? undefined : new BodyArena();
-  }
-
-  /** Requests the window lets be in flight now. */
-  get concurrencyLimit(): number {
-    return this.window.limit;
   }
 
   /** Records accepted and not yet settled, in flight and backing off included. */
@@ -169,7 +162,6 @@ export class DeliveryQueue {
 
   private attempt(lane: Lane, record: QueuedRecord, saturated: boolean): void {
     this.inFlight++;
-    if (this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
     record.attempts++;
     record.sentAt = performance.now();
     record.sentSaturated = saturated;

@@ -5,11 +5,15 @@
  * (`maxRetryDurationMs`) counts from a record's first attempt.
  */
 import axios from 'axios';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAxiosTransport, createNodeHttpTransport, TrackingClient, type TrackingClientOptions, type Transport } from '../../src/index.js';
+import { createAxiosTransport, createNodeHttpTransport, TrackingClient, type TrackingClientOptions, type TrackingDeliveryError, type Transport } from '../../src/index.js';
 import { startSink, type Sink } from '../helpers/sink.js';
 
 const KEY = 'queue-key-31';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const transports: [string, () => Transport][] = [
   ['node:http', () => createNodeHttpTransport()],
@@ -164,5 +168,165 @@ describe.each(transports)('the delivery queue over %s', (_name, makeTransport) =
     expect(error.attempts).toBeLessThanOrEqual(5);
     expect(error.message).toContain('maxRetryDurationMs (450 ms)');
     expect(sink.requests).toHaveLength(error.attempts);
+  });
+});
+
+describe('what the delivery queue says of a record it gives up', () => {
+  let sink: Sink;
+  let clients: TrackingClient[];
+
+  function client(options: TrackingClientOptions = {}): TrackingClient {
+    const c = new TrackingClient({ apiKey: KEY, baseUrl: sink.url, logger: false, initialBackoffMs: 5, maxBackoffMs: 10, ...options });
+    clients.push(c);
+    return c;
+  }
+  const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('delivered'); }, (e: unknown) => e as TrackingDeliveryError);
+
+  beforeEach(async () => {
+    sink = await startSink();
+    clients = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.map((c) => c.close(500)));
+    await sink.close();
+  });
+
+  it("a refused record: names the endpoint, the status and the start of the endpoint's answer, with any secret in it masked", async () => {
+    sink.behave(() => ({ status: 422, body: `{"error":"bad record","echo":"${KEY}"}${'z'.repeat(400)}` }));
+    const c = client();
+    const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    expect(error).toMatchObject({ reason: 'rejected', status: 422, attempts: 1 });
+    expect(error.message.startsWith(`The tracking endpoint ${sink.url}/track refused the sms incoming record (HTTP 422); it is not retried: {"error":"bad record","echo":"***"}zzz`)).toBe(true);
+    expect(error.message).not.toContain(KEY);
+    // Only the first 300 characters of the answer are quoted.
+    expect(error.message.match(/z+/)![0].length).toBe(300 - `{"error":"bad record","echo":"${KEY}"}`.length);
+    expect(error.message.endsWith('z.')).toBe(true);
+    expect(error.cause).toBeUndefined();
+  });
+
+  it('a refused record without an answer body: no quote, and a 404 says to check the URL', async () => {
+    sink.behave(() => ({ status: 404, body: '' }));
+    const c = client();
+    const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    expect(error.message).toMatch(new RegExp(`^The tracking endpoint ${sink.url}/track refused the sms incoming record \\(HTTP 404\\); it is not retried\\. \\S`));
+    sink.behave(() => ({ status: 400, body: '' }));
+    const other = await failure(c.sms.logIncoming({ text: 'b', userId: 'u' }));
+    expect(other.message).toBe(`The tracking endpoint ${sink.url}/track refused the sms incoming record (HTTP 400); it is not retried.`);
+  });
+
+  it('a refused key: says to check the key, for 403 as for 401', async () => {
+    sink.behave(() => ({ status: 403 }));
+    const c = client();
+    const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    expect(error).toMatchObject({ reason: 'unauthorized', status: 403, attempts: 1 });
+    expect(error.message).toMatch(/^The tracking endpoint refused the API key \(HTTP 403\)\. /);
+    expect(error.message).toContain('TRACKING_API_KEY');
+    expect(c.stats()).toMatchObject({ failed: 1, retried: 0 });
+  });
+
+  it('retries ran out on network errors: names the error code and keeps a safe cause', async () => {
+    sink.behave(() => ({ reset: true }));
+    const c = client({ maxAttempts: 2 });
+    const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    expect(error).toMatchObject({ reason: 'retries-exhausted', attempts: 2, status: undefined });
+    expect(error.message).toMatch(/^Gave up the sms incoming record after 2 attempts; the last failed with (ECONNRESET|EPIPE|ECONNABORTED|ERR_\w+|\w+Error)\. /);
+    expect(error.cause).toBeInstanceOf(Error);
+    expect(JSON.stringify(error) + String(error.stack) + String((error.cause as Error).message)).not.toContain(KEY);
+  });
+
+  it('the retry budget ran out: names the budget and the last status', async () => {
+    sink.behave(() => ({ status: 500 }));
+    const c = client({ maxRetryDurationMs: 200, initialBackoffMs: 300, maxBackoffMs: 300, maxAttempts: 10 });
+    const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    expect(error).toMatchObject({ reason: 'retry-budget-exceeded', attempts: 1, status: 500 });
+    expect(error.message).toMatch(/^Gave up the sms incoming record: another retry would pass maxRetryDurationMs \(200 ms\); the last attempt failed with HTTP 500\. /);
+    expect(c.stats()).toMatchObject({ failed: 1, retried: 0 });
+  });
+
+  it('a TLS endpoint answered in plain HTTP: gives up at once, without retrying', async () => {
+    const c = client({ baseUrl: sink.url.replace('http:', 'https:'), maxAttempts: 5 });
+    const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    expect(error).toMatchObject({ reason: 'rejected', attempts: 1 });
+    expect(error.message).toMatch(/^Gave up the sms incoming record without retrying: /);
+    expect(error.cause).toBeInstanceOf(Error);
+    expect(c.stats()).toMatchObject({ failed: 1, retried: 0 });
+  });
+
+  it('saved to persistDir when retries ran out: says so after the reason, in one sentence each', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bca-queue-'));
+    try {
+      sink.behave(() => ({ status: 503 }));
+      const c = client({ persistDir: dir, maxAttempts: 2 });
+      const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+      expect(error).toMatchObject({ reason: 'persisted', status: 503, attempts: 2 });
+      expect(error.message).toMatch(/^Gave up the sms incoming record after 2 attempts; the last failed with HTTP 503\. .*[^.]\. It was saved to persistDir; a client started with the same persistDir will send it\.$/);
+      expect(c.stats()).toMatchObject({ persisted: 1, failed: 0 });
+      // A refused record is not saved: the endpoint would refuse it again.
+      sink.behave(() => ({ status: 400 }));
+      await expect(failure(c.sms.logIncoming({ text: 'b', userId: 'u' }))).resolves.toMatchObject({ reason: 'rejected' });
+      expect(c.stats()).toMatchObject({ persisted: 1, failed: 1 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ignores the answer to a request still in flight when close() gave its record up', async () => {
+    sink.behave(() => ({ delayMs: 300 }));
+    const c = client();
+    const pending = failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    await sleep(50);
+    await c.close(50);
+    expect(await pending).toMatchObject({ reason: 'close-deadline' });
+    await sleep(400); // the answer (200) came meanwhile
+    expect(c.stats()).toMatchObject({ delivered: 0, failed: 1, logged: 1 });
+  });
+});
+
+describe('a transport of the user’s own', () => {
+  let sink: Sink;
+  beforeEach(async () => {
+    sink = await startSink();
+  });
+  afterEach(async () => {
+    await sink.close();
+  });
+
+  it('gets each body as JSON text with its content type, and the request timeout', async () => {
+    const seen: { body: unknown; headers: Record<string, string>; timeoutMs: number }[] = [];
+    const inner = createNodeHttpTransport();
+    const transport: Transport = {
+      send: (request) => {
+        seen.push({ body: request.body, headers: request.headers, timeoutMs: request.timeoutMs });
+        return inner.send(request);
+      },
+      close: () => inner.close?.(),
+    };
+    const c = new TrackingClient({ apiKey: KEY, baseUrl: sink.url, logger: false, transport, requestTimeoutMs: 1_234 });
+    await c.sms.logIncoming({ text: 'héllo', userId: 'u' });
+    await c.close();
+    expect(seen).toEqual([{ body: '{"text":"héllo","userId":"u"}', headers: { 'content-type': 'application/json' }, timeoutMs: 1_234 }]);
+    expect(sink.requests[0].body).toEqual({ text: 'héllo', userId: 'u' });
+  });
+
+  it('that throws, or rejects with something not an Error: the record is retried, then given up naming the failure', async () => {
+    let calls = 0;
+    const transport: Transport = {
+      send: () => {
+        calls++;
+        if (calls === 1) throw new Error('cannot start');
+        if (calls === 2) return Promise.reject('a string, not an Error');
+        return Promise.resolve({ status: 200 });
+      },
+    };
+    const c = new TrackingClient({ apiKey: KEY, baseUrl: sink.url, logger: false, transport, initialBackoffMs: 5, maxBackoffMs: 10 });
+    await expect(c.sms.logIncoming({ text: 'a', userId: 'u' })).resolves.toEqual({ status: 'delivered', httpStatus: 200, attempts: 3 });
+    const failing: Transport = { send: () => Promise.reject('plain text failure') };
+    const d = new TrackingClient({ apiKey: KEY, baseUrl: sink.url, logger: false, transport: failing, initialBackoffMs: 5, maxBackoffMs: 10, maxAttempts: 2 });
+    const error = (await d.sms.logIncoming({ text: 'a', userId: 'u' }).catch((e: unknown) => e)) as TrackingDeliveryError;
+    expect(error).toMatchObject({ reason: 'retries-exhausted', attempts: 2 });
+    expect(error.message).toContain('the last failed with Error.');
+    expect((error.cause as Error).message).toBe('plain text failure');
+    await Promise.all([c.close(), d.close()]);
   });
 });
