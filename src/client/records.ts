@@ -3,7 +3,6 @@
  * and whether `ignoreUsers` drops it.
  */
 import type { TrackedRecord } from './options.js';
-import type { PersistedRecord } from './persistence.js';
 
 /** The end user a record belongs to: it decides the delivery lane (order per user) and `ignoreUsers`. */
 export function userIdOf(record: TrackedRecord): string | undefined {
@@ -14,11 +13,3 @@ export function userIdOf(record: TrackedRecord): string | undefined {
   return body.userId;
 }
 
-/** `userIdOf` a record saved to disk (its body is JSON text); `''` when it cannot be read. */
-export function savedUserId(record: PersistedRecord): string {
-  try {
-    return userIdOf({ platform: record.platform, type: record.type, body: JSON.parse(record.body) }) ?? '';
-  } catch {
-    return '';
-  }
-}
