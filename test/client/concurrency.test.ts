@@ -78,6 +78,48 @@ describe('the concurrency window', () => {
     expect(t).toBeLessThanOrEqual(400 + 3 * 150);
   });
 
+  it('after halving, grows by about one per round trip at once (not by one per success)', () => {
+    const w = new ConcurrencyWindow(256);
+    for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
+    w.onFailure(200, 300);
+    expect(w.limit).toBe(32);
+    for (let i = 0; i < 16; i++) w.onSuccess(400, 500, true);
+    expect(w.limit).toBe(32);
+    for (let i = 0; i < 17; i++) w.onSuccess(400, 500, true);
+    expect(w.limit).toBe(33);
+  });
+
+  it('halves again for a failure of a request sent at the very moment it last shrank', () => {
+    const w = new ConcurrencyWindow(256);
+    for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
+    w.onFailure(200, 300);
+    w.onFailure(299, 310);
+    expect(w.limit).toBe(32);
+    w.onFailure(300, 400);
+    expect(w.limit).toBe(16);
+  });
+
+  it('forgets its best round trip after 30 s, so a slower path found later is not taken for queueing', () => {
+    const w = new ConcurrencyWindow(256);
+    for (let i = 0; i < 16; i++) w.onSuccess(0, 50, true); // best 50 ms, window 32
+    // 40 s later the endpoint answers in 200 ms (another route): the new best, no decrease.
+    for (let t = 40_000; t < 41_000; t += 10) w.onSuccess(t, t + 200, false);
+    expect(w.limit).toBe(32);
+  });
+
+  it('keeps the best round trip it learned after forgetting the old one, and still sees queueing against it', () => {
+    const w = new ConcurrencyWindow(256);
+    for (let i = 0; i < 16; i++) w.onSuccess(0, 50, true); // window 32
+    w.onSuccess(40_000, 40_050, false); // 40 s later: the best (50 ms) learned again
+    // Then the endpoint queues: answers after 200 ms. The window shrinks by a fifth.
+    let t = 40_100;
+    while (w.limit === 32 && t < 42_000) {
+      w.onSuccess(t, t + 200, false);
+      t += 10;
+    }
+    expect(w.limit).toBe(25);
+  });
+
   it('never goes below one request', () => {
     const w = new ConcurrencyWindow(256);
     for (let t = 0; t < 20; t++) w.onFailure(t * 1000, t * 1000 + 1);
@@ -129,6 +171,30 @@ describe('a client against an endpoint 40 ms away', () => {
     const client = new TrackingClient({ apiKey: 'k-conc-2', baseUrl: sink.url, logger: false, maxConcurrency: 24 });
     await send(client, 100, 4);
     expect(peak).toBe(24);
+  });
+});
+
+describe('a client whose first round trip filled its window', () => {
+  it('doubles the window for the next burst, the record that filled it counted too', async () => {
+    const arrivals: number[] = [];
+    const sink = await startSink(() => {
+      arrivals.push(performance.now());
+      return { delayMs: 150 };
+    });
+    try {
+      const client = new TrackingClient({ apiKey: 'k-fill-1', baseUrl: sink.url, logger: false });
+      // Exactly 16 users, one record each: the 16th fills the window (no record waits behind it).
+      await Promise.all(Array.from({ length: 16 }, (_, u) => client.sms.logIncoming({ text: 'first', userId: `u${u}` })));
+      arrivals.length = 0;
+      const burst = Array.from({ length: 48 }, (_, u) => client.sms.logIncoming({ text: 'second', userId: `u${u}` }));
+      await Promise.all(burst);
+      await client.close();
+      // Requests of the burst that reached the endpoint before its first answer could have come back.
+      const firstWave = arrivals.filter((t) => t < arrivals[0] + 120).length;
+      expect(firstWave).toBe(32);
+    } finally {
+      await sink.close();
+    }
   });
 });
 
