@@ -237,7 +237,7 @@ describe('what the delivery queue says of a record it gives up', () => {
 
   it('the retry budget ran out: names the budget and the last status', async () => {
     sink.behave(() => ({ status: 500 }));
-    const c = client({ maxRetryDurationMs: 200, initialBackoffMs: 300, maxBackoffMs: 300, maxAttempts: 10 });
+    const c = client({ maxRetryDurationMs: 200, initialBackoffMs: 1_000, maxBackoffMs: 1_000, maxAttempts: 10 });
     const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
     expect(error).toMatchObject({ reason: 'retry-budget-exceeded', attempts: 1, status: 500 });
     expect(error.message).toMatch(/^Gave up the sms incoming record: another retry would pass maxRetryDurationMs \(200 ms\); the last attempt failed with HTTP 500\. /);
