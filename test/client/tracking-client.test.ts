@@ -44,7 +44,7 @@ afterEach(async () => {
 
 describe('stats()', () => {
   it('counts records waiting for a slot as queued, those sent as in flight, and deferred tasks as queued', async () => {
-    sink.behave(() => ({ delayMs: 200 }));
+    sink.behave(() => ({ delayMs: 600 }));
     const c = client({ maxConcurrency: 2 });
     for (let i = 0; i < 5; i++) void c.sms.logIncoming({ text: `m${i}`, userId: `u${i}` });
     c.defer(() => undefined);
