@@ -250,13 +250,18 @@ describe('a process that runs out of work', () => {
     expect(exitListeners()).toBe(before);
   });
 
-  it('does not close a client already closing', async () => {
+  it('leaves a client already closing to its own close()', async () => {
     sink.behave(() => ({ delayMs: 150 }));
-    const c = client();
+    const lines: Line[] = [];
+    const before = exitListeners();
+    const c = client({ logger: capturingLogger(lines) });
     const pending = c.sms.logIncoming({ text: 'a', userId: 'u' });
     const closed = c.close(2_000);
     process.emit('beforeExit', 0);
+    expect(exitListeners()).toBe(before);
     expect(await closed).toMatchObject({ abandoned: 0 });
     await expect(pending).resolves.toMatchObject({ status: 'delivered' });
+    await sleep(20);
+    expect(lines.filter((l) => l.message.startsWith('process exiting'))).toEqual([]);
   });
 });
