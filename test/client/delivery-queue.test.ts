@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAxiosTransport, createNodeHttpTransport, TrackingClient, type TrackingClientOptions, type TrackingDeliveryError, type Transport } from '../../src/index.js';
+import { DeliveryQueue, QueuedRecord } from '../../src/client/delivery-queue.js';
 import { startSink, type Sink } from '../helpers/sink.js';
 
 const KEY = 'queue-key-31';
@@ -328,5 +329,61 @@ describe('a transport of the user’s own', () => {
     expect(error.message).toContain('the last failed with Error.');
     expect((error.cause as Error).message).toBe('plain text failure');
     await Promise.all([c.close(), d.close()]);
+  });
+});
+
+describe('pending bodies', () => {
+  let sink: Sink;
+  beforeEach(async () => {
+    sink = await startSink(() => ({ delayMs: 100 }));
+  });
+  afterEach(async () => {
+    await sink.close();
+  });
+
+  const settings = { maxQueueSize: 100, maxConcurrency: 4, requestTimeoutMs: 2_000, maxAttempts: 3, maxRetryDurationMs: 10_000, initialBackoffMs: 5, maxBackoffMs: 10, maxRetryAfterMs: 1_000 };
+  const hooks = { scrub: (text: string) => text, safeCause: (error: Error) => error, onGiveUp: () => undefined };
+  const target = () => ({ url: `${sink.url}/track?platform=sms&v=1&type=incoming&apiKey=${KEY}`, label: 'sms incoming', platform: 'sms' as const, type: 'incoming' as const });
+
+  it('are held as UTF-8 bytes outside the heap while pending with the default transport, and given back once delivered', async () => {
+    const transport = createNodeHttpTransport();
+    const queue = new DeliveryQueue(transport, settings, hooks);
+    const results: unknown[] = [];
+    const records = ['héllo', 'wörld'].map((text, i) => new QueuedRecord(target(), JSON.stringify({ text, userId: 'u' }), 'u', i + 1, undefined, { resolve: (r) => results.push(r), reject: (e) => results.push(e) }));
+    for (const record of records) expect(queue.enqueue(record)).toBe(true);
+    expect(records.every((r) => Buffer.isBuffer(r.body))).toBe(true);
+    expect(queue.bodies!.pendingBytes).toBe(Buffer.byteLength(records[0].text) + Buffer.byteLength(records[1].text));
+    await queue.flush();
+    expect(queue.bodies!.pendingBytes).toBe(0);
+    expect(results).toEqual([{ status: 'delivered', httpStatus: 200, attempts: 1 }, { status: 'delivered', httpStatus: 200, attempts: 1 }]);
+    expect(sink.requests.map((r) => r.body.text)).toEqual(['héllo', 'wörld']);
+    await transport.close?.();
+  });
+
+  it("are kept as text for a transport of the user's own", async () => {
+    const inner = createNodeHttpTransport();
+    const queue = new DeliveryQueue({ send: (request) => inner.send(request) }, settings, hooks);
+    const record = new QueuedRecord(target(), '{"text":"x","userId":"u"}', 'u', 1, undefined, undefined);
+    queue.enqueue(record);
+    expect(queue.bodies).toBeUndefined();
+    expect(record.body).toBe('{"text":"x","userId":"u"}');
+    await queue.flush();
+    expect(queue.size).toBe(0);
+    await inner.close?.();
+  });
+
+  it('refuses a record once maxQueueSize records are pending, and takes records again as they settle', async () => {
+    const transport = createNodeHttpTransport();
+    const queue = new DeliveryQueue(transport, { ...settings, maxQueueSize: 2 }, hooks);
+    const make = (n: number) => new QueuedRecord(target(), `{"text":"${n}","userId":"u"}`, 'u', n, undefined, undefined);
+    expect([queue.enqueue(make(1)), queue.enqueue(make(2)), queue.enqueue(make(3))]).toEqual([true, true, false]);
+    expect(queue.isFull).toBe(true);
+    expect(queue.size).toBe(2);
+    await queue.flush();
+    expect(queue.isFull).toBe(false);
+    expect(queue.enqueue(make(4))).toBe(true);
+    await queue.flush();
+    expect(sink.requests.map((r) => r.body.text)).toEqual(['1', '2', '4']);
+    await transport.close?.();
   });
 });
