@@ -22,7 +22,7 @@ export class RequestLog {
    * @param intervalMs How often to log the summary (only when something happened since the last); 0: never.
    * @param describe Appended to each summary (where records are kept, say).
    */
-  constructor(private readonly log: (line: string) => void, intervalMs: number, private readonly describe: () => string = () => '') {
+  constructor(private readonly log: (line: string) => void, intervalMs: number, private readonly describe?: () => string) {
     if (intervalMs > 0) {
       this.timer = setInterval(() => this.summarise(), intervalMs);
       this.timer.unref();
@@ -50,7 +50,7 @@ export class RequestLog {
     this.counts = { accepted: 0, refused: new Map() };
     const total = [...refused.values()].reduce((sum, n) => sum + n, 0);
     const detail = [...refused.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
-    const where = this.describe();
+    const where = this.describe?.();
     this.log(`tracking endpoint: ${accepted} record${accepted === 1 ? '' : 's'} accepted, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${where ? `; ${where}` : ''}.`);
   }
 

@@ -18,13 +18,16 @@ function clientErrorAnswer(code: string | undefined): [number, string] {
 /** Answers a request Node could not parse (or that timed out) with a JSON body, then closes the connection. */
 function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: a reset or unwritable socket cannot carry an answer; writing one anyway fails silently (Node put a no-op error listener on it before this event) and end()'s callback destroys it
+  const gone = error.code === 'ECONNRESET' || !socket.writable;
+  if (gone || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
   const [status, message] = clientErrorAnswer(error.code);
   const body = JSON.stringify({ ok: false, error: message });
   const head = `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  // Stryker disable next-line ArrowFunction: the answer is sent and the connection half-closed either way; destroying it here only frees it before the fallback below, and a client that writes more is cut at once by the parser's error either way
   socket.end(head + body, () => socket.destroy());
   // Stryker disable next-line ArrowFunction: a fallback; end()'s callback runs first for an answer this small, even when the client reads nothing
   setTimeout(() => socket.destroy(), 1000).unref();

@@ -77,6 +77,18 @@ describe('answering', () => {
     expect(errors).toEqual([]);
   });
 
+  it('sends a refusal as { ok: false, error, problems }, and without problems when none are given', async () => {
+    const problems = [{ path: 'limit', expected: 'a whole number', received: 'something else' }];
+    const url = await serve((req, res) => (req.url === '/with' ? sendError(res, 400, 'bad limit', problems, { 'X-Extra': 'yes' }) : sendError(res, 404, 'nothing here')));
+    const withProblems = await fetch(`${url}/with`);
+    expect(withProblems.status).toBe(400);
+    expect(withProblems.headers.get('x-extra')).toBe('yes');
+    expect(await withProblems.json()).toEqual({ ok: false, error: 'bad limit', problems });
+    const plain = await fetch(`${url}/without`);
+    expect(plain.status).toBe(404);
+    expect(await plain.json()).toEqual({ ok: false, error: 'nothing here' });
+  });
+
   it('sends JSON with its length and the extra headers given', async () => {
     const url = await serve((_req, res) => sendJson(res, 202, { text: 'é' }, { 'X-Extra': 7 }));
     const res = await fetch(url);
@@ -109,6 +121,12 @@ describe('readBody', () => {
     req.emit('end');
     req.emit('close');
     expect(await result).toEqual({ ok: true, text: '{"a":1}' });
+    expect(req.listenerCount('data')).toBe(0);
+  });
+
+  it('refuses a body whose Content-Length is over the limit before any of it arrives', async () => {
+    const req = Object.assign(pendingRequest(), { headers: { 'content-length': '5' } });
+    expect(await readBody(req, 4)).toEqual({ ok: false, reason: 'too-large' });
     expect(req.listenerCount('data')).toBe(0);
   });
 

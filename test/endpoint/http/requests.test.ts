@@ -162,6 +162,27 @@ describe('request targets', () => {
   });
 });
 
+describe('HEAD', () => {
+  it('answers HEAD on a read route as GET would, without a body', async () => {
+    const ep = await begin();
+    await track(ep, Q.universalIn, message('u1', 'hi'));
+    const get = await fetch(`${ep.url}/api/summary`);
+    const head = await fetch(`${ep.url}/api/summary`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    expect(await head.text()).toBe('');
+  });
+
+  it('refuses HEAD with 405 on a path that takes only POST, and stores nothing', async () => {
+    const ep = await begin();
+    const res = await fetch(`${ep.url}${trackPath}`, { method: 'HEAD' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(await ep.store.count()).toBe(0);
+  });
+});
+
 describe('the Host it answers to', () => {
   /** The status of a GET /api/summary addressed to `host` (`undefined`: no Host header, HTTP/1.0). */
   async function statusFor(target: TrackingEndpoint, host: string | undefined): Promise<number> {

@@ -55,7 +55,8 @@ afterEach(async () => {
 });
 
 async function begin(): Promise<void> {
-  const options = resolveOptions({ port: 0, database: false, log: (line) => log.push(line) });
+  // Timeouts far longer than any test: a connection the guard fails to cut stays open, and the test fails.
+  const options = resolveOptions({ port: 0, database: false, log: (line) => log.push(line), requestTimeoutMs: 120_000, headersTimeoutMs: 120_000, keepAliveTimeoutMs: 120_000 });
   // Only what the guard asks of the store: whether an error means the database is away.
   const store = { isUnavailable: (error: unknown) => (error as { code?: string })?.code === 'SQLITE_BUSY' } as unknown as RecordStore;
   const context: EndpointContext = { options, store, keys: new KeyPolicy([], true), live: undefined as never, requests: new RequestLog(() => undefined, 0) };
