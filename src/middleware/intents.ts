@@ -78,7 +78,8 @@ export function inputsFromEntities(entities: unknown): IntentInput[] {
 }
 
 /**
- * The intent of a recognizer result: the highest-scoring intent (the first one on a tie) as the
+ * The intent of a recognizer result: the highest-scoring intent (the first one on a tie; an
+ * intent named `''` is never chosen, and a score that is not a finite number counts as 0) as the
  * name, the entities as inputs (see `inputsFromEntities`) followed by `score`, the recognizer's
  * confidence (the endpoint averages it per intent). A top intent in `options.noneIntents`
  * (default `None`) or scoring below `options.minScore` becomes `NotHandled`, with inputs
@@ -95,6 +96,8 @@ export function intentFromRecognizerResult(result: RecognizerResultLike, options
   let top: string | undefined;
   let topScore = -Infinity;
   for (const name of Object.keys(result.intents)) {
+    // The spec refuses an intent without a name: choosing one would cost the message its record.
+    if (name === '') continue;
     const score = (result.intents[name] as { score?: unknown } | undefined)?.score;
     const value = typeof score === 'number' && Number.isFinite(score) ? score : 0;
     if (value > topScore) {

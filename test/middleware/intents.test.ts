@@ -118,6 +118,35 @@ describe('intentFromRecognizerResult', () => {
   it('gives no intent for a result without intents', () => {
     expect(intentFromRecognizerResult({ text: 'x', intents: {} })).toBeUndefined();
   });
+
+  it('on a tie between intents, the first one the recognizer listed wins', () => {
+    expect(intentFromRecognizerResult({ text: 'x', intents: { Book: { score: 0.5 }, Cancel: { score: 0.5 } } })?.name).toBe('Book');
+    expect(intentFromRecognizerResult({ text: 'x', intents: { Cancel: { score: 0.5 }, Book: { score: 0.5 } } })?.name).toBe('Cancel');
+    // A later intent wins only by scoring strictly higher.
+    expect(intentFromRecognizerResult({ text: 'x', intents: { Cancel: { score: 0.5 }, Book: { score: 0.5000001 } } })?.name).toBe('Book');
+  });
+
+  it('an intent whose score is not a finite number counts as scoring 0', () => {
+    // A score given as a string, NaN or Infinity, or none at all, loses to any real score…
+    const odd = { text: 'x', intents: { Text: { score: '0.9' }, Nan: { score: Number.NaN }, Inf: { score: Number.POSITIVE_INFINITY }, Missing: {}, Real: { score: 0.2 } } };
+    expect(intentFromRecognizerResult(odd as never)).toEqual({ name: 'Real', inputs: [{ name: 'score', value: '0.2' }] });
+    // …and on its own it is the top intent with score 0, which any minScore above 0 makes NotHandled.
+    const alone = { text: 'x', intents: { Greeting: { score: 'high' } } };
+    expect(intentFromRecognizerResult(alone as never)).toEqual({ name: 'Greeting', inputs: [{ name: 'score', value: '0' }] });
+    expect(intentFromRecognizerResult(alone as never, { minScore: 0.1 })).toEqual({ name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'Greeting' }, { name: 'score', value: '0' }] });
+    // A negative score is below the default minScore of 0.
+    expect(intentFromRecognizerResult({ text: 'x', intents: { Odd: { score: -0.5 } } })?.name).toBe('NotHandled');
+    // An intent entry that is not an object at all is read as score 0 too, and does not throw.
+    expect(intentFromRecognizerResult({ text: 'x', intents: { Broken: null, Real: { score: 0.3 } } } as never)?.name).toBe('Real');
+  });
+
+  it('an intent without a name is never chosen: the named intents compete, and a result with only a nameless one gives no intent', () => {
+    // The spec refuses an intent with an empty name, so choosing it would lose the whole message record.
+    expect(intentFromRecognizerResult({ text: 'x', intents: { '': { score: 0.9 }, Greeting: { score: 0.4 } } })).toEqual({ name: 'Greeting', inputs: [{ name: 'score', value: '0.4' }] });
+    expect(intentFromRecognizerResult({ text: 'x', intents: { '': { score: 0.9 } } })).toBeUndefined();
+    // The same for a CLU prediction with an empty category.
+    expect(intentFromRecognizerResult(recognizerResultOfClu({ intents: [{ category: '', confidenceScore: 0.9 }, { category: 'Order', confidenceScore: 0.3 }] }))?.name).toBe('Order');
+  });
 });
 
 describe('intent placement', () => {
@@ -203,6 +232,54 @@ describe('setIntent and setOutgoingIntent', () => {
     const adapter = adapterWith(h, async (ctx) => void setIntent(ctx, flight), { minIntentScore: 0.95 });
     await send(adapter, userMessage());
     expect((await h.records())[0].body.intent.name).toBe('NotHandled');
+  });
+
+  it('the minIntentScore option: a recognizer intent below it is recorded as NotHandled, one at it or above is recorded as itself', async () => {
+    const results = [
+      { text: 'x', intents: { Greeting: { score: 0.49 } } },
+      { text: 'x', intents: { Greeting: { score: 0.5 } } },
+      { text: 'x', intents: { Greeting: { score: 0.7 } } },
+    ];
+    const adapter = adapterWith(h, async (ctx) => void setIntent(ctx, results[Number(ctx.activity.text)]), { minIntentScore: 0.5 });
+    for (const index of results.keys()) await send(adapter, userMessage({ text: String(index) }));
+    expect((await h.records()).map((r) => r.body.intent)).toEqual([
+      { name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'Greeting' }, { name: 'score', value: '0.49' }] },
+      { name: 'Greeting', inputs: [{ name: 'score', value: '0.5' }] },
+      { name: 'Greeting', inputs: [{ name: 'score', value: '0.7' }] },
+    ]);
+    // An intent set by name is recorded as given: minIntentScore only judges recognizer results.
+    const named = adapterWith(h, async (ctx) => void setIntent(ctx, 'Greeting'), { minIntentScore: 0.5 });
+    await send(named, userMessage());
+    expect((await h.records()).at(-1)?.body.intent).toEqual({ name: 'Greeting', inputs: [] });
+  });
+
+  it('the minIntentScore option also applies to the intent picked up from a recognizer trace and to setOutgoingIntent', async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendActivity(luisTrace(flight));
+      setOutgoingIntent(ctx, { text: 'x', intents: { Offer: { score: 0.3 } } });
+      await ctx.sendActivity('ok');
+    }, { minIntentScore: 0.95 });
+    await send(adapter, userMessage());
+    const [incoming, outgoing] = await h.records();
+    expect(incoming.body.intent).toEqual({ name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'BookFlight' }, { name: 'score', value: '0.92' }, ...flightEntities] });
+    expect(outgoing.body.intent).toEqual({ name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'Offer' }, { name: 'score', value: '0.3' }] });
+  });
+
+  it('an empty intent name never costs the message its record: setIntent(\'\') and { name: \'\' } record the message without an intent', async () => {
+    const given: IntentSource[] = ['', { name: '', inputs: [] }, { text: 'x', intents: { '': { score: 1 } } }];
+    const adapter = adapterWith(h, async (ctx) => {
+      setIntent(ctx, given[Number(ctx.activity.text)]);
+      setOutgoingIntent(ctx, given[Number(ctx.activity.text)]);
+      await ctx.sendActivity('reply');
+    });
+    for (const index of given.keys()) await send(adapter, userMessage({ text: String(index) }));
+    const records = await h.records();
+    expect(h.errors).toEqual([]);
+    expect(records.map((r) => [r.type, r.body.text, 'intent' in r.body])).toEqual([
+      ['incoming', '0', false], ['outgoing', 'reply', false],
+      ['incoming', '1', false], ['outgoing', 'reply', false],
+      ['incoming', '2', false], ['outgoing', 'reply', false],
+    ]);
   });
 
   it('the noneIntents option names the recognizer intents that mean "not understood"', async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestAdapter, type Activity, type ResourceResponse } from 'botbuilder';
 import { TrackingClient } from '../../src/client/index.js';
-import { ReceiveMiddleware, SendMiddleware, TrackingMiddleware, setIntent, trackEvent } from '../../src/middleware/index.js';
+import { ReceiveMiddleware, SendMiddleware, TrackingMiddleware, setIntent, setOutgoingIntent, trackEvent } from '../../src/middleware/index.js';
 import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
@@ -268,6 +268,58 @@ describe('ReceiveMiddleware and SendMiddleware', () => {
     expect((await h.records()).map((r) => r.type)).toEqual(['incoming']);
   });
 
+  it('ReceiveMiddleware alone records the incoming message at the end of a turn in which the bot sends nothing, with its intent', async () => {
+    const adapter = new TestAdapter(async (ctx) => void setIntent(ctx, 'Silent')).use(new ReceiveMiddleware(h.client));
+    await adapter.send('hi').startTest();
+    const records = await h.records();
+    expect(records.map((r) => [r.type, r.body.text, r.body.intent])).toEqual([['incoming', 'hi', { name: 'Silent', inputs: [] }]]);
+    expect(adapter.activeQueue).toEqual([]);
+  });
+
+  it('ReceiveMiddleware alone records the incoming message when the bot throws before replying, and the error propagates unchanged', async () => {
+    const failure = new Error('bot broke');
+    const adapter = new TestAdapter(async () => {
+      throw failure;
+    }).use(new ReceiveMiddleware(h.client));
+    await expect(adapter.processActivity({ type: 'message', text: 'hi' })).rejects.toBe(failure);
+    expect((await h.records()).map((r) => [r.type, r.body.text])).toEqual([['incoming', 'hi']]);
+  });
+
+  it('SendMiddleware alone records every message the bot sends, with its outgoing intent, and no incoming record', async () => {
+    const adapter = new TestAdapter(async (ctx) => {
+      setOutgoingIntent(ctx, 'Greet');
+      await ctx.sendActivity('one');
+      await ctx.sendActivities([{ type: 'typing' }, { type: 'message', text: 'two' }]);
+    }).use(new SendMiddleware(h.client));
+    await adapter.send('hi').startTest();
+    expect((await h.records()).map((r) => [r.type, r.body.text, r.body.intent])).toEqual([
+      ['outgoing', 'one', { name: 'Greet', inputs: [] }],
+      ['outgoing', 'two', undefined],
+    ]);
+  });
+
+  it('ReceiveMiddleware and SendMiddleware alone each make close() wait for a running turn, so its record is still delivered', async () => {
+    for (const Middleware of [ReceiveMiddleware, SendMiddleware]) {
+      const client = new TrackingClient({ apiKey: 'test-key-123', baseUrl: h.sink.url, logger: false });
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const adapter = new TestAdapter(async (ctx) => {
+        started();
+        await gate;
+        await ctx.sendActivity('late reply');
+      }).use(new Middleware(client));
+      const turn = adapter.processActivity({ type: 'message', text: 'slow question' });
+      await running;
+      const closing = client.close(5000);
+      release();
+      await turn;
+      expect((await closing).stats).toMatchObject({ delivered: 1, dropped: 0 });
+    }
+    expect(h.sink.requests.map((r) => [r.query.type, r.body.text])).toEqual([['incoming', 'slow question'], ['outgoing', 'late reply']]);
+  });
+
   it('SendMiddleware alone records only outgoing messages', async () => {
     const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('reply'))).use(new SendMiddleware(h.client));
     await adapter.send('hi').startTest();
@@ -286,6 +338,37 @@ describe('ReceiveMiddleware and SendMiddleware', () => {
       ['outgoing', 'one'],
       ['outgoing', 'two'],
     ]);
+  });
+});
+
+describe('activities with parts missing', () => {
+  it('a message without `recipient` (so the replies have no `from`) still makes valid incoming and outgoing records, generic and messenger', async () => {
+    for (const channelId of ['webchat', 'facebook']) {
+      // The template is applied last: the adapter's own default recipient is taken away.
+      const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('reply')), { recipient: undefined } as Partial<Activity>);
+      adapter.use(new TrackingMiddleware({ client: h.client }));
+      await adapter.processActivity({ type: 'message', text: 'hi', channelId, from: { id: 'user-1', name: '' } } as Partial<Activity>);
+    }
+    const records = await h.records();
+    expect(h.errors).toEqual([]);
+    expect(records.map((r) => [r.platform, r.type])).toEqual([['universal', 'incoming'], ['universal', 'outgoing'], ['facebook', 'incoming'], ['facebook', 'outgoing']]);
+    expect(records[0].body).toMatchObject({ text: 'hi', userId: 'user-1' });
+    expect(records[0].body.platformJson).not.toHaveProperty('recipient');
+    expect(records[1].body).toMatchObject({ text: 'reply', userId: 'user-1' });
+    expect(records[1].body.platformJson).not.toHaveProperty('from');
+    // Messenger: the page (the entry's id and the event's recipient) is unknown, the sender is the user.
+    expect(records[2].body.entry).toEqual([{ id: '', time: expect.any(Number), messaging: [expect.objectContaining({ sender: { id: 'user-1' }, recipient: { id: '' }, message: expect.objectContaining({ text: 'hi' }) })] }]);
+    expect(records[3].body.json).toEqual({ recipient: { id: 'user-1' }, message: { text: 'reply' } });
+  });
+
+  it('a message without `from` has no user to record it for: the client reports the refused records and the turn goes on', async () => {
+    const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('reply')), { from: undefined } as Partial<Activity>);
+    adapter.use(new TrackingMiddleware({ client: h.client }));
+    await adapter.processActivity({ type: 'message', text: 'hi' });
+    expect(await h.records()).toEqual([]);
+    await settle();
+    expect(h.errors.map((e) => [e.name, e.message.includes('userId')])).toEqual([['TrackingValidationError', true], ['TrackingValidationError', true]]);
+    expect(adapter.activeQueue.map((a) => a.text)).toEqual(['reply']);
   });
 });
 
