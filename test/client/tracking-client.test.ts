@@ -167,3 +167,118 @@ describe('a burst past maxQueueSize', () => {
     expect(c.stats()).toMatchObject({ dropped: 5, delivered: 1, logged: 6 });
   });
 });
+
+describe('the default logger', () => {
+  function stderrLines(run: () => Promise<void>): Promise<string[]> {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    return run().then(
+      () => {
+        spy.mockRestore();
+        return lines.filter((l) => l.startsWith('[conversation-analytics]'));
+      },
+      (error: unknown) => {
+        spy.mockRestore();
+        throw error;
+      },
+    );
+  }
+
+  it('writes info and above to stderr, debug lines too with debug on, and nothing with logger: false', async () => {
+    const off = await stderrLines(async () => void new TrackingClient({ enabled: false }));
+    expect(off).toEqual(['[conversation-analytics] info: Tracking is off (enabled: false or TRACKING_ENABLED=false): nothing is recorded or sent.\n']);
+    const silent = await stderrLines(async () => void new TrackingClient({ enabled: false, logger: false }));
+    expect(silent).toEqual([]);
+    const quiet = await stderrLines(async () => {
+      const c = new TrackingClient({ apiKey: KEY, baseUrl: sink.url });
+      clients.push(c);
+      await c.sms.logIncoming({ text: 'a', userId: 'u' });
+    });
+    expect(quiet).toEqual([]);
+    const debug = await stderrLines(async () => {
+      const c = new TrackingClient({ apiKey: KEY, baseUrl: sink.url, debug: true });
+      clients.push(c);
+      await c.sms.logIncoming({ text: 'a', userId: 'u' });
+    });
+    expect(debug.some((l) => l.startsWith('[conversation-analytics] debug: queued sms incoming record'))).toBe(true);
+    expect(debug.join('')).not.toContain(KEY);
+  });
+});
+
+describe('the client as built from its options', () => {
+  it('touches no persistDir when tracking is off', async () => {
+    const dir = `${process.env.TMPDIR ?? '/tmp'}/bca-off-${process.pid}-${Date.now()}`;
+    const c = new TrackingClient({ enabled: false, logger: false, persistDir: dir });
+    await c.close();
+    const fs = await import('node:fs');
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it('listens for the signals closeOnSignals names (SIGTERM and SIGINT for true) until close()', async () => {
+    const count = (signal: NodeJS.Signals) => process.listenerCount(signal);
+    const before = { term: count('SIGTERM'), int: count('SIGINT'), usr2: count('SIGUSR2') };
+    const both = client({ closeOnSignals: true });
+    const one = client({ closeOnSignals: ['SIGUSR2'] });
+    expect([count('SIGTERM'), count('SIGINT'), count('SIGUSR2')]).toEqual([before.term + 1, before.int + 1, before.usr2 + 1]);
+    await Promise.all([both.close(), one.close()]);
+    expect([count('SIGTERM'), count('SIGINT'), count('SIGUSR2')]).toEqual([before.term, before.int, before.usr2]);
+  });
+
+  it("adds the proxy note only for the default transport, which ignores HTTP_PROXY (a user's transport may not)", async () => {
+    const base = 'http://127.0.0.1:9';
+    const env = { HTTP_PROXY: 'http://proxy.example:3128' };
+    const inner = (await import('../../src/index.js')).createNodeHttpTransport();
+    const own = client({ baseUrl: base, maxAttempts: 1, env, transport: { send: (r) => inner.send(r), close: () => inner.close?.() } });
+    const error = (await own.sms.logIncoming({ text: 'a', userId: 'u' }).catch((e: unknown) => e)) as TrackingDeliveryError;
+    expect(error).toMatchObject({ reason: 'retries-exhausted' });
+    expect(error.message).not.toContain('HTTP_PROXY');
+    const byDefault = client({ baseUrl: base, maxAttempts: 1, env });
+    const other = (await byDefault.sms.logIncoming({ text: 'a', userId: 'u' }).catch((e: unknown) => e)) as TrackingDeliveryError;
+    expect(other.message).toContain('HTTP_PROXY is set');
+  });
+
+  it('hands a refused record to onError with its platform and type, and settles a logEvent of nothing as refused', async () => {
+    const seen: [string, unknown][] = [];
+    const c = client({ onError: (e, record) => seen.push([e.name, record]) });
+    await expect(c.sms.logIncoming({ text: 'no user' } as never)).rejects.toMatchObject({ name: 'TrackingValidationError' });
+    await expect(c.logEvent(null as never)).rejects.toMatchObject({ name: 'TrackingValidationError' });
+    await expect(c.logEvent({ type: 5 } as never)).rejects.toMatchObject({ name: 'TrackingValidationError' });
+    expect(seen[0]).toEqual(['TrackingValidationError', { platform: 'sms', type: 'incoming' }]);
+    expect(seen.slice(1).map(([, record]) => record)).toEqual([
+      { platform: 'directMessage', type: 'event' },
+      { platform: 'directMessage', type: 'event' },
+    ]);
+  });
+
+  it('after close(), refuses every way in: track, trackAndForget and a skipped record alike, each counted as dropped', async () => {
+    const errors: TrackingError[] = [];
+    const c = client({ onError: (e) => errors.push(e), ignoreUsers: ['ignored'] });
+    await c.close();
+    expect(c.trackAndForget('sms', 'incoming', { text: 'a', userId: 'u' })).toBeUndefined();
+    await expect(c.sms.logIncoming({ text: 'b', userId: 'ignored' })).rejects.toMatchObject({ reason: 'client-closed' });
+    expect(errors.map((e) => e.message)).toEqual([
+      'The sms incoming record was logged after close(); it was not sent. Log records before closing the client.',
+      'The sms incoming record was logged after close(); it was not sent. Log records before closing the client.',
+    ]);
+    expect(c.stats()).toMatchObject({ logged: 2, dropped: 2 });
+  });
+
+  it('returns nothing from trackAndForget for a skipped or disabled record', async () => {
+    const c = client({ ignoreUsers: ['ignored'] });
+    expect(c.trackAndForget('sms', 'incoming', { text: 'a', userId: 'ignored' })).toBeUndefined();
+    const off = new TrackingClient({ enabled: false, logger: false });
+    expect(off.trackAndForget('sms', 'incoming', { text: 'a', userId: 'u' })).toBeUndefined();
+    await expect(off.sms.logIncoming({ text: 'a', userId: 'u' })).resolves.toEqual({ status: 'skipped', reason: 'disabled' });
+    await c.flush();
+    expect(sink.requests).toHaveLength(0);
+  });
+
+  it('names the wire value of each platform kind as configured', () => {
+    const c = client({ platformNames: { directMessage: 'x-dm', messenger: 'x-msgr' } });
+    expect([c.platformValue('sms'), c.platformValue('universal'), c.platformValue('directMessage'), c.platformValue('messenger')]).toEqual(['sms', 'universal', 'x-dm', 'x-msgr']);
+    expect([c.sms.platform, c.universal.platform, c.directMessage.platform, c.messenger.platform]).toEqual(['sms', 'universal', 'x-dm', 'x-msgr']);
+  });
+});
