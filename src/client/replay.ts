@@ -136,11 +136,14 @@ export function replaySaved(store: UndeliveredStore, target: ReplayTarget): Repl
     if (!stopped && unsettled === 0 && next >= records.length) end();
   };
   const batch = Math.max(1, Math.min(100, Math.floor(target.maxQueueSize / 4)));
+  // Room kept free for live records: a batch, or none when the queue holds a single record (else
+  // nothing saved would ever be queued).
+  const reserve = Math.min(batch, target.maxQueueSize - 1);
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {
     if (stopped) return;
     const room = target.maxQueueSize - target.queued();
-    const until = Math.min(records.length, next + Math.min(batch, Math.max(0, room - batch)));
+    const until = Math.min(records.length, next + Math.min(batch, Math.max(0, room - reserve)));
     for (; next < until; next++) {
       const index = next;
       const record = records[index];

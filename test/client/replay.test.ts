@@ -1,0 +1,146 @@
+/**
+ * A client started on a `persistDir` with records an earlier process saved: it says what it
+ * re-sends, paces the backlog so live records keep their room, keeps for the next start what fails
+ * again or is not sent before close(), and leaves the directory empty once all is delivered.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TrackingClient, type Logger, type TrackingClientOptions } from '../../src/index.js';
+import { startSink, type Sink } from '../helpers/sink.js';
+
+let sink: Sink;
+let dir: string;
+
+beforeEach(async () => {
+  sink = await startSink();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bca-replay-'));
+});
+
+afterEach(async () => {
+  await sink.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+interface Entry {
+  level: string;
+  message: string;
+}
+
+function capture(): { logger: Logger; entries: Entry[] } {
+  const entries: Entry[] = [];
+  const at = (level: string) => (_fields: Record<string, unknown>, message: string) => void entries.push({ level, message });
+  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, entries };
+}
+
+function make(options: TrackingClientOptions = {}): TrackingClient {
+  return new TrackingClient({ apiKey: 'replay-key-1', baseUrl: sink.url, logger: false, persistDir: dir, initialBackoffMs: 5, maxBackoffMs: 10, ...options });
+}
+
+/** Saves `count` sms records as an earlier process would have, users round `users`. */
+function saveBacklog(count: number, users = 5, prefix = 'saved'): void {
+  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, i + 1], body: { text: `${prefix} ${i}`, userId: `${prefix}-u${i % users}` } }));
+  fs.writeFileSync(path.join(dir, 'records-1-earlier.ndjson'), `${lines.join('\n')}\n`);
+}
+
+async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const savedLines = () =>
+  fs
+    .readdirSync(dir)
+    .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n'))
+    .filter((l) => l.trim() !== '')
+    .map((l) => (JSON.parse(l) as { body: { text: string } }).body.text);
+
+describe('re-sending what an earlier process saved', () => {
+  it('says how many records it re-sends, sends them all in order, and leaves the directory empty', async () => {
+    saveBacklog(7);
+    const { logger, entries } = capture();
+    const c = make({ logger });
+    await waitFor(() => sink.requests.length >= 7);
+    await c.flush();
+    await waitFor(() => fs.readdirSync(dir).length === 0);
+    await c.close();
+    // Each user's in the order they were logged (users are sent to in parallel).
+    for (let u = 0; u < 5; u++) {
+      expect(sink.requests.filter((r) => r.body.userId === `saved-u${u}`).map((r) => r.body.text)).toEqual([u, u + 5].filter((i) => i < 7).map((i) => `saved ${i}`));
+    }
+    expect(sink.requests).toHaveLength(7);
+    expect(entries.filter((e) => e.level === 'info').map((e) => e.message)).toEqual(['re-sending 7 records saved in persistDir by an earlier process']);
+    expect(c.stats()).toMatchObject({ logged: 7, delivered: 7 });
+  });
+
+  it('says nothing and sends nothing when the directory holds no record', async () => {
+    fs.writeFileSync(path.join(dir, 'records-1-empty.ndjson'), '\n\n');
+    const { logger, entries } = capture();
+    const c = make({ logger });
+    await c.flush();
+    await c.close();
+    expect(entries).toEqual([]);
+    expect(sink.requests).toEqual([]);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('paces a large backlog a batch at a time and leaves a batch of the queue free for records logged meanwhile', async () => {
+    saveBacklog(200, 20);
+    sink.behave(() => ({ delayMs: 2_000 }));
+    // maxQueueSize 8: batches of 2, and 2 places kept free for live records.
+    const c = make({ maxQueueSize: 8, maxConcurrency: 1 });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(c.stats().queued + c.stats().inFlight).toBe(6);
+    // Logged while the replay is under way, for users with nothing saved: taken, not saved for later.
+    const live = [0, 1].map((i) => c.sms.logIncoming({ text: `live ${i}`, userId: `live-${i}` }));
+    expect(c.stats()).toMatchObject({ persisted: 0, dropped: 0, queued: 7 });
+    await c.close(50);
+    await Promise.allSettled(live);
+  }, 20_000);
+
+  it('re-sends a backlog with a queue of one record (maxQueueSize 1)', async () => {
+    saveBacklog(3, 3);
+    sink.behave(() => ({ delayMs: 30 }));
+    const c = make({ maxQueueSize: 1, maxConcurrency: 1 });
+    await waitFor(() => sink.requests.length >= 3);
+    await c.flush();
+    await c.close();
+    expect(sink.requests.map((r) => r.body.text)).toEqual(['saved 0', 'saved 1', 'saved 2']);
+    expect(c.stats()).toMatchObject({ delivered: 3, dropped: 0, failed: 0 });
+  });
+
+  it('keeps for the next start, once, a saved record that fails again', async () => {
+    saveBacklog(3, 3);
+    sink.behave(() => ({ status: 503 }));
+    const c = make({ maxAttempts: 1 });
+    await waitFor(() => sink.requests.length >= 3);
+    await waitFor(() => fs.readdirSync(dir).every((f) => !f.includes('.claimed-')));
+    await c.close();
+    expect(savedLines().sort()).toEqual(['saved 0', 'saved 1', 'saved 2']);
+    expect(c.stats()).toMatchObject({ failed: 0 });
+  });
+
+  it('on close() mid-replay, says how many were not re-sent yet and keeps them, with those that failed, for the next start', async () => {
+    saveBacklog(300, 30);
+    sink.behave(() => ({ delayMs: 50 }));
+    const { logger, entries } = capture();
+    const c = make({ logger, maxQueueSize: 8, maxConcurrency: 2 });
+    await waitFor(() => sink.requests.length >= 1);
+    await c.close(100);
+    const note = entries.find((e) => e.message.endsWith('saved records not re-sent yet stay in persistDir for the next start'));
+    expect(note?.level).toBe('info');
+    const notSent = Number(note!.message.split(' ')[0]);
+    expect(notSent).toBeGreaterThan(200);
+    expect(notSent).toBeLessThan(300);
+    // Every saved record is either stored by the endpoint or still on disk (none twice on disk).
+    const onDisk = savedLines();
+    expect(new Set(onDisk).size).toBe(onDisk.length);
+    const answered = new Set(sink.requests.map((r) => r.body.text));
+    for (let i = 0; i < 300; i++) expect(answered.has(`saved ${i}`) || onDisk.includes(`saved ${i}`)).toBe(true);
+    expect(onDisk.length).toBeGreaterThanOrEqual(notSent);
+  }, 20_000);
+});
