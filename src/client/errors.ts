@@ -39,6 +39,7 @@ export class TrackingConfigError extends TrackingValidationError {
   override name = 'TrackingConfigError';
 
   constructor(message: string, issues: readonly ValidationIssue[]) {
+    // Stryker disable next-line StringLiteral: the message built from this subject is replaced on the next line
     super('options', issues);
     this.message = message;
   }

@@ -91,6 +91,11 @@ describe("what the user's logger receives", () => {
     log.warn({ cyclic }, 'cycle');
     expect(entries).toHaveLength(1);
     expect((entries[0].fields.cyclic as { name: string }).name).toBe('n ***');
+    const list: unknown[] = [`item ${KEY}`];
+    list.push(list);
+    log.warn({ list }, 'cyclic list');
+    expect(entries).toHaveLength(2);
+    expect((entries[1].fields.list as unknown[])[0]).toBe('item ***');
   });
 
   it('a logger that throws breaks nothing', () => {

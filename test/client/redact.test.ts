@@ -86,6 +86,8 @@ describe('secrets masked wherever they appear', () => {
     const secret = 'a b+c';
     for (const form of ['a b+c', 'a%20b%2Bc', 'a+b%2bc']) expect(scrub(`[${form}]`, [secret])).toBe('[***]');
     expect(scrub('[a b c]', [secret])).toBe('[a b c]');
+    // A + stands for a space only, never for another character.
+    expect(scrub('k+y', ['key'])).toBe('k+y');
   });
 
   it('treats the regular-expression characters of a secret literally', () => {
@@ -138,6 +140,11 @@ describe('an error kept as a cause', () => {
     expect(odd.name).toBe('Error');
     expect(odd.message).toBe('[object Object]');
     expect('code' in odd).toBe(false);
+  });
+
+  it('given no secrets, keeps a message as it is but for secret parameters, fields and bearer tokens', () => {
+    expect(safeCause(new Error('connect ECONNREFUSED 127.0.0.1:9 for /track?apiKey=k')).message).toBe('connect ECONNREFUSED 127.0.0.1:9 for /track?apiKey=***');
+    expect(scrub('plain words, Bearer tok')).toBe('plain words, Bearer ***');
   });
 
   it('leaves no key or token in a delivery error\'s cause, its message or its stack, when a transport fails with both in its error', async () => {
