@@ -154,10 +154,14 @@ async function measureOne(context: BenchContext, kind: 'SQLite' | 'PostgreSQL', 
   }
 }
 
-/** Measurement 6: both databases at the benchmark's size. */
+/**
+ * Measurement 6: both databases at the benchmark's size, or only those named in
+ * `BENCH_DATABASES` (`sqlite`, `postgres`, comma-separated).
+ */
 export async function measureDatabase(context: BenchContext): Promise<void> {
   mkdirSync(DATA_DIR, { recursive: true });
   const count = context.quick ? 100_000 : 1_000_000;
-  await measureOne(context, 'SQLite', count);
-  await measureOne(context, 'PostgreSQL', count);
+  const chosen = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',').map((name) => name.trim().toLowerCase());
+  if (chosen.includes('sqlite')) await measureOne(context, 'SQLite', count);
+  if (chosen.includes('postgres')) await measureOne(context, 'PostgreSQL', count);
 }

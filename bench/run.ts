@@ -7,6 +7,7 @@
  *   npm run bench -- --quick      smoke run (about a minute; fewer, smaller rounds)
  *   npm run bench -- --only=1,4   only some measurements (1 in-turn, 2 delivery, 3 memory, 4 endpoint, 5 latency,
  *                                 6 the endpoint on a database of 1M records, SQLite and PostgreSQL: see bench/database.ts)
+ *   BENCH_DATABASES=sqlite npm run bench -- --only=6   measurement 6 on SQLite only (the PostgreSQL build takes longer)
  *   BENCH_CPU_PROF=1 npm run bench -- --only=2   also writes CPU profiles of the workers to bench/profiles/
  *                                               (summarize one: npx tsx bench/profile-summary.ts <file>)
  *
@@ -414,7 +415,7 @@ async function measureEndpoint(): Promise<void> {
 
   const S = '4 endpoint';
   row(S, `bare node:http sink: requests/s (${concurrency} connections)`, s.sink, { digits: 0 });
-  row(S, 'local endpoint, validation + NDJSON store: requests/s', s.endpoint, { digits: 0 });
+  row(S, 'local endpoint, validation + SQLite store (batched commits): requests/s', s.endpoint, { digits: 0 });
   row(S, '  … × bare sink', s.ratio, { digits: 2, unit: '×', target: '≥ 0.5×', pass: s.ratio.median >= 0.5 });
   note(S, '  … requests not answered 2xx', String(refused), '0', refused === 0);
 }
