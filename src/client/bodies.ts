@@ -37,8 +37,6 @@ export class BodyArena {
   /** Bytes in slabs not yet freed (the current one included), and bytes of pending bodies in them. */
   slabBytes = 0;
   pendingBytes = 0;
-  /** Slabs whose bodies are all settled: they are freed (dropped) at once. */
-  private readonly live = new Set<Slab>();
 
   /** Writes `holder`'s text body as bytes and points the holder at them. */
   store(holder: BodyHolder): void {
@@ -55,7 +53,7 @@ export class BodyArena {
       slab = this.room(length);
     }
     const start = this.offset;
-    const length = slab.bytes.write(text, start, 'utf8');
+    const length = slab.bytes.write(text, start);
     this.offset += length;
     this.place(holder, slab, slab.bytes.subarray(start, start + length));
   }
@@ -68,8 +66,8 @@ export class BodyArena {
     slab.pending -= (holder.body as Buffer).length;
     this.pendingBytes -= (holder.body as Buffer).length;
     if (slab === this.current) return;
-    if (slab.pending === 0) this.free(slab);
-    else if (slab.pending * 4 < SLAB_BYTES) this.compact(slab);
+    // A slab with nothing pending is compacted too: nothing to move, so it is only freed.
+    if (slab.pending * 4 < SLAB_BYTES) this.compact(slab);
   }
 
   /** The current slab, with room for `length` bytes (a new one when it has not). */
@@ -78,15 +76,15 @@ export class BodyArena {
     if (slab !== undefined && SLAB_BYTES - this.offset >= length) return slab;
     if (slab !== undefined) {
       // The slab it replaces is now like any other: freed or compacted as its bodies settle.
-      if (slab.pending === 0) this.free(slab);
-      else if (slab.pending * 4 < SLAB_BYTES) {
+      if (slab.pending * 4 < SLAB_BYTES) {
         this.current = undefined;
         this.compact(slab);
-        if (this.current !== undefined && SLAB_BYTES - this.offset >= length) return this.current;
+        // What was moved fills less than a quarter of the new slab, and `length` is at most a quarter: it fits.
+        if (this.current !== undefined) return this.current;
       }
     }
+    // Stryker disable next-line ArrayDeclaration: compact() skips an entry that is not a holder of this slab
     const next: Slab = { bytes: Buffer.allocUnsafeSlow(SLAB_BYTES), pending: 0, holders: [] };
-    this.live.add(next);
     this.slabBytes += SLAB_BYTES;
     this.current = next;
     this.offset = 0;
@@ -101,11 +99,13 @@ export class BodyArena {
     this.pendingBytes += bytes.length;
   }
 
-  /** Moves the bodies of `slab` still pending to the current slab, and frees it. */
+  /**
+   * Moves the bodies of `slab` still pending to the current slab, and frees it (drops it: nothing
+   * points at it any more). A slab is compacted once: no holder is left pointing at it.
+   */
   private compact(slab: Slab): void {
     const holders = slab.holders;
-    slab.holders = [];
-    this.free(slab);
+    this.slabBytes -= SLAB_BYTES;
     for (const holder of holders) {
       if (holder.slab !== slab) continue;
       const old = holder.body as Buffer;
@@ -116,11 +116,5 @@ export class BodyArena {
       this.offset += old.length;
       this.place(holder, target, target.bytes.subarray(start, start + old.length));
     }
-  }
-
-  private free(slab: Slab): void {
-    if (!this.live.delete(slab)) return;
-    this.slabBytes -= SLAB_BYTES;
-    slab.holders = [];
   }
 }

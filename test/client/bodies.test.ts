@@ -57,3 +57,147 @@ describe('the body arena', () => {
     expect(arena.slabBytes).toBeLessThanOrEqual(SLAB_BYTES);
   });
 });
+
+/** A JSON body of exactly `bytes` ASCII bytes. */
+const sized = (bytes: number, tag = 'x') => `{"p":"${tag.repeat(bytes - 8)}"}`;
+const bufferOf = (h: BodyHolder) => (h.body as Buffer).buffer;
+
+describe('the body arena, slab by slab', () => {
+  it('gives back every body intact, whatever its size and characters, where it falls across the end of a slab', () => {
+    const arena = new BodyArena();
+    const chars = ['a', 'é', '你', '👋'];
+    const bodies: string[] = [];
+    for (let i = 0; i < 400; i++) bodies.push(JSON.stringify({ i, text: chars[i % 4].repeat(37 + ((i * 131) % 2900)) }));
+    const held = bodies.map((b) => {
+      const h = holder(b);
+      arena.store(h);
+      return h;
+    });
+    expect(held.map(text)).toEqual(bodies);
+    expect(arena.pendingBytes).toBe(held.filter((h) => h.slab !== undefined).reduce((sum, h) => sum + (h.body as Buffer).length, 0));
+  });
+
+  it('leaves a body it already holds as it is when asked to store it again', () => {
+    const arena = new BodyArena();
+    const h = holder('{"text":"once"}');
+    arena.store(h);
+    const bytes = h.body;
+    arena.store(h);
+    expect(h.body).toBe(bytes);
+    expect(arena.pendingBytes).toBe(15);
+  });
+
+  it('puts a body of exactly a quarter of a slab in a slab, and one byte more in a buffer of its own', () => {
+    const arena = new BodyArena();
+    const quarter = holder(sized(SLAB_BYTES / 4));
+    arena.store(quarter);
+    expect(quarter.slab).toBeDefined();
+    const more = holder(sized(SLAB_BYTES / 4 + 1));
+    arena.store(more);
+    expect(more.slab).toBeUndefined();
+    expect(text(more)).toBe(sized(SLAB_BYTES / 4 + 1));
+    expect(arena.slabBytes).toBe(SLAB_BYTES);
+  });
+
+  it('fills a slab to its last byte before starting another', () => {
+    const arena = new BodyArena();
+    const held = Array.from({ length: 33 }, (_, i) => holder(sized(1024, String.fromCharCode(97 + (i % 26)))));
+    for (const h of held) arena.store(h);
+    expect(new Set(held.slice(0, 32).map(bufferOf)).size).toBe(1);
+    expect(bufferOf(held[32])).not.toBe(bufferOf(held[0]));
+    expect(arena.slabBytes).toBe(2 * SLAB_BYTES);
+  });
+
+  it('ignores the release of a body with a buffer of its own, and a second release of any body', () => {
+    const arena = new BodyArena();
+    const big = holder(sized(SLAB_BYTES));
+    const small = holder(sized(100));
+    arena.store(big);
+    arena.store(small);
+    arena.release(big);
+    arena.release(small);
+    arena.release(small);
+    expect(arena.pendingBytes).toBe(0);
+    expect(arena.slabBytes).toBe(SLAB_BYTES);
+  });
+
+  it('keeps a full slab in place when a new one starts, and while a quarter or more of it is pending; below that, moves what is left', () => {
+    const arena = new BodyArena();
+    const first = Array.from({ length: 32 }, (_, i) => holder(sized(1024, String.fromCharCode(97 + (i % 26)))));
+    for (const h of first) arena.store(h);
+    const slab1 = bufferOf(first[0]);
+    const next = holder(sized(1024, 'n'));
+    arena.store(next); // slab 1 is full: a new slab starts; slab 1's bodies stay
+    expect(first.every((h) => bufferOf(h) === slab1)).toBe(true);
+    for (const h of first.slice(0, 23)) arena.release(h);
+    expect(first.slice(23).every((h) => bufferOf(h) === slab1)).toBe(true); // 9 KiB pending: stays
+    arena.release(first[23]);
+    expect(first.slice(24).every((h) => bufferOf(h) === slab1)).toBe(true); // exactly a quarter: stays
+    expect(arena.slabBytes).toBe(2 * SLAB_BYTES);
+    arena.release(first[24]);
+    // Less than a quarter: the 7 left move to the current slab, and slab 1 is freed.
+    expect(first.slice(25).every((h) => bufferOf(h) === bufferOf(next))).toBe(true);
+    expect(first.slice(25).map(text)).toEqual(first.slice(25).map((_, i) => sized(1024, String.fromCharCode(97 + ((i + 25) % 26)))));
+    expect(arena.slabBytes).toBe(SLAB_BYTES);
+    expect(arena.pendingBytes).toBe(8 * 1024);
+  });
+
+  it('keeps the slab it replaces in place while a quarter of it is pending, and moves the rest of one emptier', () => {
+    for (const [released, moved] of [
+      [24, false],
+      [25, true],
+    ] as const) {
+      const arena = new BodyArena();
+      const first = Array.from({ length: 32 }, () => holder(sized(1024)));
+      for (const h of first) arena.store(h);
+      const slab1 = bufferOf(first[0]);
+      for (const h of first.slice(0, released)) arena.release(h); // slab 1 is current: nothing moves yet
+      expect(first.slice(released).every((h) => bufferOf(h) === slab1)).toBe(true);
+      const next = holder(sized(1024, 'n'));
+      arena.store(next);
+      expect(first.slice(released).every((h) => bufferOf(h) === slab1)).toBe(!moved);
+      if (moved) expect(first.slice(released).every((h) => bufferOf(h) === bufferOf(next))).toBe(true);
+      expect(arena.slabBytes).toBe(moved ? SLAB_BYTES : 2 * SLAB_BYTES);
+      expect([...first.slice(released), next].map(text)).toEqual([...first.slice(released).map(() => sized(1024)), sized(1024, 'n')]);
+    }
+  });
+
+  it('frees the slab it replaces when none of its bodies is pending, and starts a fresh one', () => {
+    const arena = new BodyArena();
+    const first = Array.from({ length: 32 }, () => holder(sized(1024)));
+    for (const h of first) arena.store(h);
+    for (const h of first) arena.release(h);
+    const next = holder(sized(1024, 'n'));
+    arena.store(next);
+    expect(text(next)).toBe(sized(1024, 'n'));
+    expect(bufferOf(next)).not.toBe(bufferOf(first[0]));
+    expect(arena.slabBytes).toBe(SLAB_BYTES);
+    expect(arena.pendingBytes).toBe(1024);
+  });
+
+  it('counts exactly the slabs still in use, whatever order bodies settle in', () => {
+    const arena = new BodyArena();
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pending: { h: BodyHolder; body: string }[] = [];
+    for (let step = 0; step < 6_000; step++) {
+      if (pending.length === 0 || random() < 0.55) {
+        const body = JSON.stringify({ step, pad: 'q'.repeat(Math.floor(random() * 3000)) });
+        const h = holder(body);
+        arena.store(h);
+        pending.push({ h, body });
+      } else {
+        const [{ h }] = pending.splice(Math.floor(random() * pending.length), 1);
+        arena.release(h);
+      }
+      const inSlabs = pending.filter(({ h }) => h.slab !== undefined);
+      const slabsHeld = new Set(inSlabs.map(({ h }) => bufferOf(h))).size;
+      const bytes = inSlabs.reduce((sum, { h }) => sum + (h.body as Buffer).length, 0);
+      expect(arena.pendingBytes).toBe(bytes);
+      expect(arena.slabBytes).toBeGreaterThanOrEqual(slabsHeld * SLAB_BYTES);
+      expect(arena.slabBytes).toBeLessThanOrEqual((slabsHeld + 1) * SLAB_BYTES);
+      expect(arena.slabBytes).toBeLessThanOrEqual(4 * bytes + SLAB_BYTES);
+    }
+    expect(pending.map(({ h }) => text(h))).toEqual(pending.map(({ body }) => body));
+  });
+});

@@ -38,7 +38,10 @@ describe('the user of a record', () => {
     expect(userIdOf({ platform: 'messenger', type: 'outgoing', body: { json: { recipient: { id: 'r' } } } })).toBe('r');
     expect(userIdOf({ platform: 'messenger', type: 'event', body: { userId: 'e', json: { recipient: { id: 'r' } } } })).toBe('e');
     expect(userIdOf({ platform: 'sms', type: 'incoming', body: { userId: 'u', entry: [{ messaging: [{ sender: { id: 's' } }] }] } })).toBe('u');
-    expect(userIdOf({ platform: 'messenger', type: 'incoming', body: { entry: [] } })).toBeUndefined();
-    expect(userIdOf({ platform: 'messenger', type: 'outgoing', body: {} })).toBeUndefined();
+    // A body without those parts (userIdOf is exported: it may be given anything) has no user, and does not throw.
+    for (const body of [{}, { entry: [] }, { entry: [{}] }, { entry: [{ messaging: [] }] }, { entry: [{ messaging: [{}] }] }]) {
+      expect(userIdOf({ platform: 'messenger', type: 'incoming', body })).toBeUndefined();
+    }
+    for (const body of [{}, { json: {} }]) expect(userIdOf({ platform: 'messenger', type: 'outgoing', body })).toBeUndefined();
   });
 });
