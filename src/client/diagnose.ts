@@ -26,6 +26,7 @@ export function errorCode(error: Error | undefined): string | undefined {
 /** True for a network failure a retry would not fix: a TLS or HTTP protocol error. */
 export function isPermanentNetworkError(error: Error | undefined): boolean {
   const code = errorCode(error);
+  // Stryker disable next-line ConditionalExpression: test(undefined) tests the text "undefined", which no protocol code pattern matches
   return code !== undefined && PROTOCOL_ERROR.test(code);
 }
 
@@ -55,12 +56,12 @@ export function hintFor(url: string, status: number | undefined, error: Error | 
   if (status === 429) {
     return `${endpoint} is rate-limiting this bot (HTTP 429): the client waits as long as its Retry-After says (up to maxRetryAfterMs) and sends fewer requests at once. If it keeps happening, ask the endpoint's operator for a higher limit, or lower maxConcurrency.`;
   }
-  if (status !== undefined && status >= 500) return `${endpoint} is failing (HTTP ${status}); it is retried while it recovers.`;
+  if ((status ?? 0) >= 500) return `${endpoint} is failing (HTTP ${status}); it is retried while it recovers.`;
   const code = errorCode(error);
   if (code === 'ECONNREFUSED') return withProxyNote(`Nothing is listening at ${endpoint}: is the tracking endpoint running at that address (TRACKING_BASE_URL)?`);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return withProxyNote(`The host name ${hostOf(url, endpoint)} does not resolve: check TRACKING_BASE_URL.`);
-  if (code !== undefined && PROTOCOL_ERROR.test(code)) return withProxyNote(`TLS or protocol error talking to ${endpoint} (${code}): check http:// vs https:// in TRACKING_BASE_URL, the certificate, and any proxy in between.`);
-  if (code === 'ETIMEDOUT' || error?.name === 'TimeoutError' || /timed? ?out/i.test(error?.message ?? '')) return withProxyNote(`${endpoint} did not answer in time (requestTimeoutMs).`);
+  if (isPermanentNetworkError(error)) return withProxyNote(`TLS or protocol error talking to ${endpoint} (${code}): check http:// vs https:// in TRACKING_BASE_URL, the certificate, and any proxy in between.`);
+  if (code === 'ETIMEDOUT' || (error !== undefined && (error.name === 'TimeoutError' || /timed? ?out/i.test(error.message)))) return withProxyNote(`${endpoint} did not answer in time (requestTimeoutMs).`);
   if (code === 'ECONNRESET' || code === 'EPIPE') return withProxyNote(`${endpoint} closed the connection.`);
   return withProxyNote(`The request to ${endpoint} failed.`);
 }
@@ -69,8 +70,10 @@ export function hintFor(url: string, status: number | undefined, error: Error | 
 function bypassesProxy(host: string, noProxy: string | undefined): boolean {
   if (noProxy === undefined) return false;
   return noProxy
-    .split(/[\s,]+/)
-    .map((entry) => entry.trim().toLowerCase().replace(/:\d+$/, ''))
+    .split(/[\s,]/)
+    // Stryker disable next-line Regex: without the anchor, only an entry with a colon and digits inside a name would differ, and no host name has one
+    .map((entry) => entry.toLowerCase().replace(/:\d+$/, ''))
+    // An empty entry (a trailing comma) is none: it would match a host written with a final dot.
     .filter((entry) => entry.length > 0)
     .some((entry) => {
       if (entry === '*') return true;
@@ -96,7 +99,7 @@ export function proxyNote(baseUrl: string, env: NodeJS.ProcessEnv, defaultTransp
   const names = url.protocol === 'https:' ? ['HTTPS_PROXY', 'https_proxy'] : ['HTTP_PROXY', 'http_proxy'];
   const name = names.find((n) => (env[n] ?? '').trim() !== '');
   if (name === undefined) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = url.hostname.replace(/[[\]]/g, '').toLowerCase();
   if (bypassesProxy(host, env.NO_PROXY ?? env.no_proxy)) return undefined;
   return `Note: ${name} is set, but the default transport (node:http) does not use it and connects to ${host} directly. If this process can only reach ${host} through that proxy, pass a transport that uses it: createAxiosTransport() does (axios reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY).`;
 }

@@ -99,6 +99,13 @@ describe('what each failure says', () => {
     expect(error.message).toBe(`The tracking endpoint refused the API key (HTTP 403). Check TRACKING_API_KEY (or the apiKey option): ${sink.url}/track does not accept it.`);
   });
 
+  it('a 408: retried, and said to have failed (not to be failing like a 5xx)', async () => {
+    sink.behave(() => ({ status: 408 }));
+    const error = await failure({ baseUrl: sink.url, maxAttempts: 2 });
+    expect(error.reason).toBe('retries-exhausted');
+    expect(error.message).toBe(`Gave up the sms incoming record after 2 attempts; the last failed with HTTP 408. The request to ${sink.url}/track failed.`);
+  });
+
   it('a 5xx: says the endpoint is failing and is retried', async () => {
     sink.behave(() => ({ status: 500 }));
     const error = await failure({ baseUrl: sink.url, maxAttempts: 2 });
@@ -199,6 +206,8 @@ describe('the proxy note', () => {
     for (const noProxy of ['ample.com', 'other.example.com', 'tracking.example', ',,', 'example.com.evil', '**']) {
       expect(proxyNote(url, { HTTPS_PROXY: 'http://p', NO_PROXY: noProxy }, true), noProxy).toBe(note('HTTPS_PROXY'));
     }
+    // An empty entry (a trailing comma) bypasses nothing, not even a host written with its final dot.
+    expect(proxyNote('https://tracking.example.com./', { HTTPS_PROXY: 'http://p', NO_PROXY: 'other.org,' }, true)).toBe(note('HTTPS_PROXY', 'tracking.example.com.'));
   });
 
   it('is added to a network failure of the default transport and to a proxy\'s 407, not to other statuses', async () => {
