@@ -22,7 +22,7 @@ export function watchExit(watcher: () => void): () => void {
   if (watchers.size === 0) process.on('beforeExit', onBeforeExit);
   watchers.add(watcher);
   return () => {
-    if (!watchers.delete(watcher)) return;
+    watchers.delete(watcher);
     if (watchers.size === 0) process.off('beforeExit', onBeforeExit);
   };
 }

@@ -83,6 +83,8 @@ describe('close() and running turns', () => {
     const early = c.sms.logOutgoing({ text: 'in time', userId: 'u' });
     await closed;
     expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    // Half of 400 ms, not the whole deadline or more.
+    expect(performance.now() - started).toBeLessThan(390);
     await expect(early).resolves.toMatchObject({ status: 'delivered' });
     await expect(c.sms.logOutgoing({ text: 'too late', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
   });
