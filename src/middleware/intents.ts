@@ -175,15 +175,14 @@ export function recognizerResultOfClu(prediction: Record<string, any>, text?: st
   } else {
     for (const [name, item] of Object.entries(prediction.intents as Record<string, unknown>)) intents[name] = { score: score(item) };
   }
+  // Each entity's value is the text the user typed, so no `$instance` is needed to recover it.
   const values: Record<string, string[]> = {};
-  const instances: Record<string, { text: string }[]> = {};
+  // Stryker disable next-line ArrayDeclaration: a non-array `entities` gives no entity either way (an element that is not an object is skipped below)
   for (const entity of Array.isArray(prediction.entities) ? prediction.entities : []) {
     if (!isObject(entity) || typeof entity.category !== 'string') continue;
-    const entityText = stringify(entity.text);
-    (values[entity.category] ??= []).push(entityText);
-    (instances[entity.category] ??= []).push({ text: entityText });
+    (values[entity.category] ??= []).push(stringify(entity.text));
   }
-  return { text, intents, entities: { ...values, $instance: instances } };
+  return { text, intents, entities: values };
 }
 
 /**

@@ -24,11 +24,6 @@ export function stringify(value: unknown): string {
   }
 }
 
-/** A string field, or `fallback` when the field is missing or not a string. */
-export function stringOr(value: unknown, fallback: string): string {
-  return typeof value === 'string' ? value : fallback;
-}
-
 /** Epoch milliseconds of an activity timestamp (a `Date` or an ISO string), or `fallback`. */
 export function epochMs(value: unknown, fallback: number): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Activity, RecognizerResult, TurnContext } from 'botbuilder';
 import { intentFromRecognizerResult, setIntent, setOutgoingIntent } from '../../src/middleware/index.js';
-import { recognizerResultOfClu, type IntentSource } from '../../src/middleware/intents.js';
+import { inputsFromEntities, recognizerResultOfClu, recognizerResultOfTrace, toIntent, type IntentSource } from '../../src/middleware/intents.js';
 import { transcriptEntries } from '../../src/endpoint/index.js';
 import type { StoredRecord } from '../../src/endpoint/types.js';
 import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
@@ -146,6 +146,88 @@ describe('intentFromRecognizerResult', () => {
     expect(intentFromRecognizerResult({ text: 'x', intents: { '': { score: 0.9 } } })).toBeUndefined();
     // The same for a CLU prediction with an empty category.
     expect(intentFromRecognizerResult(recognizerResultOfClu({ intents: [{ category: '', confidenceScore: 0.9 }, { category: 'Order', confidenceScore: 0.3 }] }))?.name).toBe('Order');
+  });
+});
+
+describe('odd recognizer and CLU results', () => {
+  it('entities: null or undefined values give no input, and an instance without a string text falls back to the value', () => {
+    expect(inputsFromEntities({ city: [null, 'paris', undefined], country: null, $instance: { city: [{ text: 'x' }, { text: 7 }] } })).toEqual([{ name: 'city', value: 'paris' }]);
+    expect(inputsFromEntities('not entities')).toEqual([]);
+  });
+
+  it('something that is not a recognizer result gives no intent', () => {
+    expect(intentFromRecognizerResult({ text: 'x' } as never)).toBeUndefined();
+    expect(intentFromRecognizerResult(null as never)).toBeUndefined();
+  });
+
+  it('toIntent: anything but a name, an intent with a name, or a recognizer result gives no intent; inputs that are not objects are dropped', () => {
+    expect(toIntent(42)).toBeUndefined();
+    expect(toIntent(null)).toBeUndefined();
+    expect(toIntent({ name: 5, inputs: [] })).toBeUndefined();
+    expect(toIntent({ inputs: [] })).toBeUndefined();
+    expect(toIntent({ name: 'Order', inputs: [null, 'size=large', { name: 'size', value: 2 }] })).toEqual({ name: 'Order', inputs: [{ name: 'size', value: '2' }] });
+    expect(toIntent({ name: 'Order', inputs: 'size=large' })).toEqual({ name: 'Order', inputs: [] });
+  });
+
+  it('a CLU prediction: intents and entities that are not objects or have no string category are skipped, a non-numeric confidence counts as 0', () => {
+    const result = recognizerResultOfClu({ intents: [null, { category: 5, confidenceScore: 0.99 }, { category: 'Order', confidenceScore: '0.9' }, { category: 'Ask', confidenceScore: 0.2 }], entities: [null, { category: 7, text: 'x' }, { category: 'Topping', text: 'ham' }, { category: 'Topping', text: 'pineapple' }] }, 'q');
+    expect(result).toEqual({ text: 'q', intents: { Order: { score: 0 }, Ask: { score: 0.2 } }, entities: { Topping: ['ham', 'pineapple'] } });
+    expect(intentFromRecognizerResult(result)).toEqual({ name: 'Ask', inputs: [{ name: 'Topping', value: 'ham' }, { name: 'Topping', value: 'pineapple' }, { name: 'score', value: '0.2' }] });
+    // An orchestration whose intents are not objects, or have no confidence: each scores 0, and nothing throws.
+    expect(recognizerResultOfClu({ intents: { A: null, B: { confidenceScore: 0.4 }, C: 'x' } })).toEqual({ text: undefined, intents: { A: { score: 0 }, B: { score: 0.4 }, C: { score: 0 } }, entities: {} });
+  });
+
+  const conversation = (category: string, query?: string) => ({ ...(query === undefined ? {} : { query }), prediction: { projectKind: 'Conversation', intents: [{ category, confidenceScore: 0.8 }], entities: [] } });
+
+  it('an orchestration follows the route its topIntent names, even when another route scores higher; a topIntent that names no intent falls back to the highest confidence', () => {
+    const intents = { Faq: { targetProjectKind: 'QuestionAnswering', confidenceScore: 0.1, result: { answers: [] } }, Pizza: { targetProjectKind: 'Conversation', confidenceScore: 0.9, result: conversation('OrderPizza') } };
+    // Routed to question answering: not followed, so the orchestration's own intents stand (its best, Pizza, not the nested OrderPizza).
+    expect(intentFromRecognizerResult(recognizerResultOfClu({ topIntent: 'Faq', intents }))?.name).toBe('Pizza');
+    expect(intentFromRecognizerResult(recognizerResultOfClu({ topIntent: 'Missing', intents }))?.name).toBe('OrderPizza');
+    expect(intentFromRecognizerResult(recognizerResultOfClu({ topIntent: 7, intents }))?.name).toBe('OrderPizza');
+  });
+
+  it('an orchestration without topIntent routes to the highest numeric confidence, the first one on a tie', () => {
+    const route = (confidenceScore: unknown, category: string) => ({ targetProjectKind: 'Conversation', confidenceScore, result: conversation(category) });
+    expect(intentFromRecognizerResult(recognizerResultOfClu({ intents: { Text: route('0.99', 'FromText'), Real: route(0.5, 'FromReal') } }))?.name).toBe('FromReal');
+    expect(intentFromRecognizerResult(recognizerResultOfClu({ intents: { First: route(0.5, 'FromFirst'), Second: route(0.5, 'FromSecond') } }))?.name).toBe('FromFirst');
+    // No route with a numeric confidence: the orchestration's own intents, each scoring 0.
+    expect(recognizerResultOfClu({ intents: { Only: { targetProjectKind: 'Conversation', result: conversation('Nested') } } }).intents).toEqual({ Only: { score: 0 } });
+  });
+
+  it('an orchestration is not routed to a target that is not a conversation project, nor to one without a conversation prediction', () => {
+    const luis = { topIntent: 'L', intents: { L: { targetProjectKind: 'Luis', confidenceScore: 0.9, result: conversation('Nested') } } };
+    expect(intentFromRecognizerResult(recognizerResultOfClu(luis))?.name).toBe('L');
+    const empty = { topIntent: 'C', intents: { C: { targetProjectKind: 'Conversation', confidenceScore: 0.9, result: { query: 'q' } } } };
+    expect(intentFromRecognizerResult(recognizerResultOfClu(empty))?.name).toBe('C');
+    const noResult = { topIntent: 'C', intents: { C: { targetProjectKind: 'Conversation', confidenceScore: 0.9 } } };
+    expect(intentFromRecognizerResult(recognizerResultOfClu(noResult))?.name).toBe('C');
+    const nestedOrchestration = { topIntent: 'C', intents: { C: { targetProjectKind: 'Conversation', confidenceScore: 0.9, result: { prediction: { topIntent: 'X', intents: { X: { confidenceScore: 1 } } } } } } };
+    expect(intentFromRecognizerResult(recognizerResultOfClu(nestedOrchestration))?.name).toBe('C');
+  });
+
+  it("a routed result's text is the nested query, else the text given", () => {
+    const routed = (result: object) => ({ topIntent: 'P', intents: { P: { targetProjectKind: 'Conversation', confidenceScore: 0.9, result } } });
+    expect(recognizerResultOfClu(routed(conversation('OrderPizza', 'two pizzas')), 'outer').text).toBe('two pizzas');
+    expect(recognizerResultOfClu(routed({ ...conversation('OrderPizza'), query: 5 }), 'outer').text).toBe('outer');
+  });
+
+  it('recognizerResultOfTrace: a trace without an object value carries nothing; a LUIS trace is read only from its recognizerResult', () => {
+    expect(recognizerResultOfTrace({ type: 'trace' })).toBeUndefined();
+    expect(recognizerResultOfTrace({ type: 'trace', value: 'text' })).toBeUndefined();
+    const bare = { text: 'hi', intents: { Greeting: { score: 0.8 } } };
+    expect(recognizerResultOfTrace({ type: 'trace', valueType: 'https://www.luis.ai/schemas/trace', value: bare })).toBeUndefined();
+    expect(recognizerResultOfTrace({ type: 'trace', valueType: 'https://example.com/other', value: bare })).toBe(bare);
+    // A value with a prediction that is not CLU's (intents keyed by name need a topIntent) carries nothing.
+    expect(recognizerResultOfTrace({ type: 'trace', value: { prediction: { intents: { A: { confidenceScore: 1 } } } } })).toBeUndefined();
+    expect(recognizerResultOfTrace({ type: 'trace', value: { prediction: { topIntent: 'A', intents: { A: { confidenceScore: 1 } } } } })?.intents).toEqual({ A: { score: 1 } });
+    expect(recognizerResultOfTrace({ type: 'trace', value: { prediction: 'x' } })).toBeUndefined();
+  });
+
+  it("recognizerResultOfTrace: a CLU response's query is the result's text, when it is a string", () => {
+    const prediction = { intents: [{ category: 'A', confidenceScore: 1 }] };
+    expect(recognizerResultOfTrace({ type: 'trace', value: { response: { result: { query: 'q', prediction } } } })?.text).toBe('q');
+    expect(recognizerResultOfTrace({ type: 'trace', value: { result: { query: 5, prediction } } })?.text).toBeUndefined();
   });
 });
 
