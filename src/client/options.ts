@@ -125,16 +125,16 @@ const OFF = new Set(['0', 'false', 'no', 'off']);
  * Reads an on/off environment variable: `undefined` when it is unset or empty, else true or false.
  * A value that is neither (`ture`, `verbose`) is added to `problems` and read as `undefined`.
  */
-function envFlag(env: NodeJS.ProcessEnv, name: string, problems: Problems, extraOn: readonly string[] = []): boolean | undefined {
+function envFlag(env: NodeJS.ProcessEnv, name: string, problems: Problems, extraOn?: string): boolean | undefined {
   const raw = env[name];
   const value = raw?.trim().toLowerCase();
   if (value === undefined || value === '') return undefined;
-  if (ON.has(value) || extraOn.includes(value)) return true;
+  if (ON.has(value) || value === extraOn) return true;
   if (OFF.has(value)) return false;
   const shown = JSON.stringify(raw!.length > 40 ? `${raw!.slice(0, 40)}…` : raw);
   problems.add(
-    `${name} is ${shown}, which is neither on nor off: set it to true or false (1/0, yes/no and on/off work too${extraOn.length > 0 ? `, and ${extraOn.join(', ')} means on` : ''}), or remove it.`,
-    { path: name, expected: `on or off (true/false, 1/0, yes/no, on/off${extraOn.length > 0 ? `, ${extraOn.join(', ')}` : ''})`, received: shown },
+    `${name} is ${shown}, which is neither on nor off: set it to true or false (1/0, yes/no and on/off work too${extraOn === undefined ? '' : `, and ${extraOn} means on`}), or remove it.`,
+    { path: name, expected: `on or off (true/false, 1/0, yes/no, on/off${extraOn === undefined ? '' : `, ${extraOn}`})`, received: shown },
   );
   return undefined;
 }
@@ -198,7 +198,7 @@ export function resolveOptions(options: TrackingClientOptions): ResolvedOptions 
   const problems = new Problems();
   // An option given in code wins over the environment, whose variable is then not read at all.
   const enabled = options.enabled !== undefined ? options.enabled !== false : (envFlag(env, 'TRACKING_ENABLED', problems) ?? true);
-  const debug = options.debug !== undefined ? options.debug === true : (envFlag(env, 'TRACKING_DEBUG', problems, ['debug']) ?? false);
+  const debug = options.debug !== undefined ? options.debug === true : (envFlag(env, 'TRACKING_DEBUG', problems, 'debug') ?? false);
   let apiKey = options.apiKey ?? env.TRACKING_API_KEY;
   let baseUrl = options.baseUrl ?? env.TRACKING_BASE_URL;
   if (!enabled) {
@@ -220,7 +220,7 @@ export function resolveOptions(options: TrackingClientOptions): ResolvedOptions 
       'No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints).',
       { path: 'baseUrl', expected: 'the endpoint\'s base URL (env TRACKING_BASE_URL)', received: 'missing' },
     );
-  } else if (!/^https?:\/\/[^/\s]+/i.test(baseUrl) || !URL.canParse(baseUrl)) {
+  } else if (!/^https?:\/\/[^/\s]/i.test(baseUrl) || !URL.canParse(baseUrl)) {
     problems.add('baseUrl (TRACKING_BASE_URL) must be an absolute http:// or https:// URL, such as http://127.0.0.1:3979.', { path: 'baseUrl', expected: 'an absolute http(s) URL', received: 'not an http(s) URL' });
   }
   const platformNames = { ...DEFAULT_PLATFORM_NAMES, ...options.platformNames };
@@ -244,7 +244,7 @@ export function resolveOptions(options: TrackingClientOptions): ResolvedOptions 
   const numbers = {} as Record<NumericOption, number>;
   for (const name of Object.keys(NUMERIC_DEFAULTS) as NumericOption[]) {
     const value = options[name] ?? NUMERIC_DEFAULTS[name];
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    if (!Number.isFinite(value) || value <= 0) {
       problems.add(`Option ${name} must be a positive number (default ${NUMERIC_DEFAULTS[name]}).`, { path: name, expected: 'a positive number', received: typeof value });
       continue;
     }

@@ -155,7 +155,7 @@ describe('what a configuration error says', () => {
   });
 
   it('a base URL that is not an absolute http(s) URL is refused; one in any case, with a path, is taken', () => {
-    for (const baseUrl of ['ftp://x', 'http://', 'http:///path', 'http:// space', '127.0.0.1:3979', 'see http://example.com', 'http://exa mple.com']) {
+    for (const baseUrl of ['ftp://x', 'http://', 'http:///path', 'http:// space', '127.0.0.1:3979', 'see http://example.com', 'http://exa mple.com', 'x:http://example.com']) {
       const error = configError({ ...BASE, baseUrl });
       expect(error.message).toBe('baseUrl (TRACKING_BASE_URL) must be an absolute http:// or https:// URL, such as http://127.0.0.1:3979.');
       expect(error.issues).toEqual([{ path: 'baseUrl', expected: 'an absolute http(s) URL', received: 'not an http(s) URL' }]);

@@ -107,6 +107,12 @@ describe('the hooks', () => {
       },
     });
     expect((await refusal(throwsText.sms.logIncoming({ text: 'x', userId: 'u' }))).issues[0].received).toBe('an error (plain text)');
+    const throwsNull = make({
+      redact: () => {
+        throw null;
+      },
+    });
+    expect((await refusal(throwsNull.sms.logIncoming({ text: 'x', userId: 'u' }))).issues[0].received).toBe('an error (null)');
   });
 
   it('an invalid record is refused before any hook sees it', async () => {
@@ -121,6 +127,7 @@ describe('the hooks', () => {
     const c = make();
     const error = await refusal(c.sms.logIncoming({ text: 'x', userId: 'u', extra: 10n } as never));
     expect(error.issues).toEqual([{ path: '(root)', expected: 'JSON-serializable data (no cycles, no BigInt)', received: 'TypeError' }]);
+    expect(error.message).toBe('The sms incoming record does not conform to the tracking spec and was not sent: (root): expected JSON-serializable data (no cycles, no BigInt), got TypeError');
   });
 });
 
@@ -149,6 +156,17 @@ describe('ignoreUsers', () => {
   });
 });
 
+describe("each user's lane", () => {
+  it('sends the records of two users at once: a slow answer for one does not hold up the other', async () => {
+    sink.behave(() => ({ delayMs: 300 }));
+    const c = make();
+    const sent = [c.sms.logIncoming({ text: 'a', userId: 'user-a' }), c.sms.logIncoming({ text: 'b', userId: 'user-b' })];
+    await new Promise((r) => setTimeout(r, 150));
+    expect(sink.requests.map((r) => r.body.userId).sort()).toEqual(['user-a', 'user-b']);
+    await Promise.all(sent);
+  });
+});
+
 describe('access tokens', () => {
   function collect(): { errors: TrackingError[]; onError: (e: TrackingError) => void } {
     const errors: TrackingError[] = [];
@@ -166,6 +184,16 @@ describe('access tokens', () => {
     expect(errors[0].message).not.toContain('EAAGtoken-one');
     // Text in an sms record is not a token the client has seen: it is not masked.
     expect(errors[1].message).toContain('rejected EAAGtoken-two');
+  });
+
+  it('only the page token of a messenger outgoing record is taken for one, not a qs.access_token in any other record', async () => {
+    sink.behave((request) => ({ status: 400, body: `rejected ${request.body?.qs?.access_token}` }));
+    const { errors, onError } = collect();
+    const c = make({ onError });
+    await c.sms.logOutgoing({ text: 'x', userId: 'u', qs: { access_token: 'sms-field-1' } } as never).catch(() => undefined);
+    const incoming = { object: 'page', entry: [{ id: 'P', time: 1, messaging: [{ sender: { id: 'S' }, recipient: { id: 'P' }, timestamp: 1 }] }], qs: { access_token: 'incoming-field-2' } };
+    await c.messenger.logIncoming(incoming as never).catch(() => undefined);
+    expect(errors.map((e) => e.message.match(/rejected ([\w-]+)/)?.[1])).toEqual(['sms-field-1', 'incoming-field-2']);
   });
 
   it('a token a hook puts into a record is masked too', async () => {
