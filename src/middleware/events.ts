@@ -72,11 +72,13 @@ export function customEventOf(activity: ActivityLike): CustomEvent | undefined {
   const name = activity.name;
   const base: { userId: string; conversationId?: string } = { userId: idOf(activity.from?.id) ?? '' };
   const conversationId = conversationIdOf(activity);
+  // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the record's JSON, as one never set
   if (conversationId !== undefined) base.conversationId = conversationId;
   if (typeof name !== 'string' || name === '') return channelEventOf(activity, base);
   if (ADAPTER_EVENTS.has(name)) return undefined;
   const event: CustomEvent = { type: 'customEvent', name, ...base };
   const extraInfo = isObject(activity.value) ? jsonSafeObject(activity.value) : undefined;
+  // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the record's JSON, as one never set
   if (extraInfo !== undefined) event.extraInfo = extraInfo;
   return event;
 }
@@ -86,10 +88,12 @@ export function fillEvent(event: EventInput, activity: ActivityLike): TrackingEv
   const filled = { ...event } as TrackingEvent;
   if (filled.userId === undefined) {
     const userId = endUserId(activity);
+    // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the record's JSON, as one never set
     if (userId !== undefined) filled.userId = userId;
   }
   if (filled.conversationId === undefined) {
     const conversationId = conversationIdOf(activity);
+    // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the record's JSON, as one never set
     if (conversationId !== undefined) filled.conversationId = conversationId;
   }
   return filled;
@@ -137,9 +141,12 @@ export function trackEvent(context: TurnContextLike, event: EventInput, options:
 /** The event names of Bot Framework's handoff protocol. */
 export const HANDOFF_EVENTS = new Set(['handoff.initiate', 'handoff.status']);
 
-/** True for a handoff protocol event (`handoff.initiate` from the bot, `handoff.status` from the channel). */
+/**
+ * True for an activity named like a handoff protocol event (`handoff.initiate` from the bot,
+ * `handoff.status` from the channel). Its callers check that it is an `event` activity.
+ */
 export function isHandoff(activity: ActivityLike): boolean {
-  return activity.type === 'event' && typeof activity.name === 'string' && HANDOFF_EVENTS.has(activity.name);
+  return HANDOFF_EVENTS.has(activity.name as string);
 }
 
 /** `extraInfo` of a value: the value when it is an object (JSON-safe, without secrets), else `{ value }`, or nothing. */
@@ -156,6 +163,7 @@ function infoOf(value: unknown): Record<string, unknown> | undefined {
 export function botEventOf(activity: ActivityLike): CustomEvent | undefined {
   const base: { userId: string; conversationId?: string } = { userId: idOf(activity.recipient?.id) ?? '' };
   const conversationId = conversationIdOf(activity);
+  // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the record's JSON, as one never set
   if (conversationId !== undefined) base.conversationId = conversationId;
   if (activity.type === 'trace') {
     const extraInfo = jsonSafeObject({ name: activity.name, label: activity.label, valueType: activity.valueType, value: activity.value }) ?? {};
@@ -164,6 +172,7 @@ export function botEventOf(activity: ActivityLike): CustomEvent | undefined {
   if (typeof activity.name !== 'string' || activity.name === '') return undefined;
   const event: CustomEvent = { type: 'customEvent', name: activity.name, ...base };
   const extraInfo = infoOf(activity.value);
+  // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the record's JSON, as one never set
   if (extraInfo !== undefined) event.extraInfo = extraInfo;
   return event;
 }
@@ -174,11 +183,13 @@ export function membershipEventsOf(activity: ActivityLike): CustomEvent[] {
   const botId = idOf(activity.recipient?.id);
   for (const [field, name] of [['membersAdded', 'memberAdded'], ['membersRemoved', 'memberRemoved']] as const) {
     const members: unknown = activity[field];
+    // Stryker disable next-line ArrayDeclaration: an element that is not an object gives no event, so a non-array gives none either way
     for (const member of Array.isArray(members) ? members : []) {
       const id = isObject(member) ? idOf(member.id) : undefined;
       if (id === undefined || id === '' || id === botId) continue;
       const event: CustomEvent = { type: 'customEvent', name, userId: id };
       const conversationId = conversationIdOf(activity);
+      // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the record's JSON, as one never set
       if (conversationId !== undefined) event.conversationId = conversationId;
       if (typeof member.name === 'string' && member.name !== '') event.extraInfo = { name: member.name };
       events.push(event);

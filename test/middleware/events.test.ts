@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestAdapter, type TurnContext } from 'botbuilder';
+import type { Activity } from 'botbuilder';
 import { setIntent, trackEvent } from '../../src/middleware/index.js';
+import { botEventOf, customEventOf, endUserId, membershipEventsOf } from '../../src/middleware/events.js';
 import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
@@ -100,5 +102,111 @@ describe('trackEvent', () => {
     expect((await h.records()).filter((r) => r.type === 'event')).toEqual([]);
     expect(h.errors.map((e) => e.name)).toEqual(['TrackingValidationError']);
     expect(h.errors[0].message).toContain('amount');
+  });
+});
+
+describe('event shapes', () => {
+  it("an event's user is the activity's sender, or its recipient when the sender is the bot; an activity without either has none", () => {
+    expect(endUserId({ from: { id: 'user-1' }, recipient: { id: 'bot-1' } })).toBe('user-1');
+    expect(endUserId({ from: { id: 'bot-1', role: 'bot' }, recipient: { id: 'user-1' } })).toBe('user-1');
+    expect(endUserId({ from: { id: 'user-1', role: 'user' }, recipient: { id: 'bot-1' } })).toBe('user-1');
+    expect(endUserId({})).toBeUndefined();
+    expect(endUserId({ from: { id: 'bot-1', role: 'bot' } })).toBeUndefined();
+  });
+
+  it('activities without from or recipient still give events, with an empty user id the client then reports', () => {
+    expect(customEventOf({ type: 'event', name: 'opened' })).toEqual({ type: 'customEvent', name: 'opened', userId: '' });
+    expect(botEventOf({ type: 'event', name: 'cart' })).toEqual({ type: 'customEvent', name: 'cart', userId: '' });
+    expect(membershipEventsOf({ type: 'conversationUpdate', membersAdded: [{ id: 'user-1' }] })).toEqual([{ type: 'customEvent', name: 'memberAdded', userId: 'user-1' }]);
+  });
+
+  it('trackEvent returns false, and logs nothing, for an event that is not an object or a context that is not a turn context', async () => {
+    const results: boolean[] = [];
+    const adapter = adapterWith(h, async (ctx) => {
+      results.push(trackEvent(ctx, 'purchase' as never), trackEvent(ctx, null as never));
+    });
+    await send(adapter, userMessage());
+    results.push(trackEvent({} as never, { type: 'customEvent', name: 'x' }), trackEvent(null as never, { type: 'customEvent', name: 'x' }));
+    expect(results).toEqual([false, false, false, false]);
+    expect((await h.records()).map((r) => r.type)).toEqual(['incoming']);
+    expect(h.errors).toEqual([]);
+  });
+
+  it("the adapters' own ContinueConversation and CreateConversation events are never recorded, even with trackEventActivities", async () => {
+    const adapter = adapterWith(h, async () => undefined, { trackEventActivities: true });
+    for (const name of ['ContinueConversation', 'CreateConversation', 'opened']) await send(adapter, userMessage({ type: 'event', name, text: undefined }));
+    expect((await h.records()).map((r) => r.body.name)).toEqual(['opened']);
+  });
+
+  it('an incoming event with an empty name is a nameless channel event: named after its kind, or not recorded (and nothing reported) when it has none', async () => {
+    const adapter = adapterWith(h, async () => undefined, { trackEventActivities: true });
+    await send(adapter, userMessage({ type: 'event', name: '', text: undefined, channelData: { optin: { ref: 'news' } } }));
+    await send(adapter, userMessage({ type: 'event', name: undefined, text: undefined }));
+    await send(adapter, userMessage({ type: 'event', name: undefined, text: undefined, channelData: 'text' }));
+    await send(adapter, userMessage({ type: 'event', name: undefined, text: undefined, channelData: { unknown_kind: { x: 1 } } }));
+    // A kind present but null is not that kind: the next one is used.
+    await send(adapter, userMessage({ type: 'event', name: undefined, text: undefined, channelData: { referral: null, postback: 'GET_STARTED' } }));
+    const records = await h.records();
+    expect(h.errors).toEqual([]);
+    expect(records.map((r) => [r.body.name, r.body.extraInfo])).toEqual([['optin', { ref: 'news' }], ['postback', { value: 'GET_STARTED' }]]);
+  });
+
+  it("a referral's fields under the spec's names: the first of ad_id and adid wins, and fields that are not strings are left out", async () => {
+    const adapter = adapterWith(h, async () => undefined, { trackEventActivities: true });
+    const referral = { ad_id: 'first', adid: 'second', refereruri: 'https://a.example/', referer_uri: 'https://b.example/', ref: 5 };
+    await send(adapter, userMessage({ type: 'event', name: undefined, text: undefined, channelData: { referral } }));
+    const [record] = await h.records();
+    expect(record.body.extraInfo).toEqual({ adid: 'first', refereruri: 'https://b.example/', referral });
+  });
+
+  it('a message that is a delivery or read receipt is not recorded, nor is an echo', async () => {
+    const adapter = adapterWith(h, async () => undefined);
+    await send(adapter, userMessage({ channelId: 'facebook', channelData: { delivery: { mids: ['m_1'] } } }));
+    await send(adapter, userMessage({ channelId: 'facebook', channelData: { read: { watermark: 1 } } }));
+    await send(adapter, userMessage({ channelId: 'facebook', channelData: { message: { is_echo: true } } }));
+    await send(adapter, userMessage({ channelId: 'facebook', text: 'real', channelData: { message: { is_echo: false } } }));
+    expect((await h.records()).map((r) => r.type)).toEqual(['incoming']);
+  });
+
+  it('trackHandoffs records only the two handoff events, not other events in either direction', async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      if (ctx.activity.type === 'message') await ctx.sendActivity({ type: 'event', name: 'handoff.other' } as Partial<Activity>);
+    }, { trackHandoffs: true });
+    await send(adapter, userMessage({ text: 'hi' }));
+    await send(adapter, userMessage({ type: 'event', name: 'other', text: undefined }));
+    await send(adapter, userMessage({ type: 'event', name: 'handoff.status', text: undefined, value: { state: 'completed' } }));
+    expect((await h.records()).map((r) => [r.type, r.body.name ?? r.body.text])).toEqual([['incoming', 'hi'], ['event', 'handoff.status']]);
+  });
+
+  it("the bot's events: a nameless one is not recorded, one without a value has no extraInfo, a non-object value is under `value`", async () => {
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendActivities([
+        { type: 'event', name: '' },
+        { type: 'event' },
+        { type: 'event', name: 'plain' },
+        { type: 'event', name: 'nulled', value: null },
+        { type: 'event', name: 'counted', value: 0 },
+      ] as Partial<Activity>[]);
+    }, { trackBotEvents: true });
+    await send(adapter, userMessage({ text: 'go' }));
+    const events = (await h.records()).filter((r) => r.type === 'event').map((r) => r.body);
+    expect(h.errors).toEqual([]);
+    expect(events).toEqual([
+      { type: 'customEvent', name: 'plain', userId: 'user-1', conversationId: 'conv-1' },
+      { type: 'customEvent', name: 'nulled', userId: 'user-1', conversationId: 'conv-1' },
+      { type: 'customEvent', name: 'counted', userId: 'user-1', conversationId: 'conv-1', extraInfo: { value: 0 } },
+    ]);
+    expect(events.map((e) => 'extraInfo' in e)).toEqual([false, false, true]);
+  });
+
+  it('membership: members without an id, with an empty id, or the bot itself give no event; a member without a name has no extraInfo', async () => {
+    const adapter = adapterWith(h, async () => undefined, { trackMembership: true });
+    await send(adapter, userMessage({ type: 'conversationUpdate', text: undefined, membersAdded: [{ name: 'no id' }, { id: '', name: 'empty' }, { id: 'bot-1', name: 'Shop bot' }, { id: 'user-5' }, { id: 'user-6', name: 42 }] as never, membersRemoved: 'not a list' as never }));
+    const bodies = (await h.records()).map((r) => r.body);
+    expect(bodies).toEqual([
+      { type: 'customEvent', name: 'memberAdded', userId: 'user-5', conversationId: 'conv-1' },
+      { type: 'customEvent', name: 'memberAdded', userId: 'user-6', conversationId: 'conv-1' },
+    ]);
+    expect(bodies.map((b) => 'extraInfo' in b)).toEqual([false, false]);
   });
 });
