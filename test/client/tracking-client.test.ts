@@ -5,7 +5,7 @@
  * record per second.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TrackingClient, TrackingDeliveryError, type Logger, type TrackingClientOptions, type TrackingError } from '../../src/index.js';
+import { TrackingClient, TrackingDeliveryError, TrackingError, type Logger, type TrackingClientOptions } from '../../src/index.js';
 import { startSink, type Sink } from '../helpers/sink.js';
 
 const KEY = 'client-key-4f19';
@@ -280,5 +280,37 @@ describe('the client as built from its options', () => {
     const c = client({ platformNames: { directMessage: 'x-dm', messenger: 'x-msgr' } });
     expect([c.platformValue('sms'), c.platformValue('universal'), c.platformValue('directMessage'), c.platformValue('messenger')]).toEqual(['sms', 'universal', 'x-dm', 'x-msgr']);
     expect([c.sms.platform, c.universal.platform, c.directMessage.platform, c.messenger.platform]).toEqual(['sms', 'universal', 'x-dm', 'x-msgr']);
+  });
+});
+
+describe('a deferred task that throws', () => {
+  it('is reported through onError as a TrackingError naming what failed, or as the TrackingError it threw', async () => {
+    const errors: TrackingError[] = [];
+    const c = client({ onError: (e) => errors.push(e) });
+    const own = new TrackingDeliveryError('rejected', 'refused by a hook');
+    c.defer(() => {
+      throw new Error('mapping failed');
+    });
+    c.defer(() => {
+      throw 'a plain string';
+    });
+    c.defer(() => {
+      throw own;
+    });
+    await c.flush();
+    expect(errors).toHaveLength(3);
+    expect(errors[0]).toBeInstanceOf(TrackingError);
+    expect(errors.map((e) => e.message)).toEqual(['A deferred tracking task failed: mapping failed', 'A deferred tracking task failed: a plain string', 'refused by a hook']);
+    expect(errors[2]).toBe(own);
+  });
+
+  it('is warned about with the label "deferred" when there is no onError', async () => {
+    const lines: Line[] = [];
+    const c = client({ logger: capturingLogger(lines) });
+    c.defer(() => {
+      throw new Error('mapping failed');
+    });
+    await c.flush();
+    expect(lines).toEqual([{ level: 'warn', message: 'A deferred tracking task failed: mapping failed', fields: { reason: 'TrackingError', record: 'deferred' } }]);
   });
 });
