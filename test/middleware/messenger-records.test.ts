@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CardFactory, MessageFactory, type Activity } from 'botbuilder';
+import { connectorUri, messengerAttachments, messengerIncoming, messengerOutgoing } from '../../src/middleware/map-messenger.js';
 import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
@@ -110,5 +111,110 @@ describe('messenger outgoing', () => {
     } finally {
       await debug.close();
     }
+  });
+});
+
+describe('messenger shapes', () => {
+  const at = Date.parse('2024-05-01T10:00:00.000Z');
+
+  it('a whole webhook payload in channelData is used as it is, with the intent on every messaging event and numeric ids as strings', () => {
+    const payload = { object: 'page', entry: [{ id: 'page-7', time: 5, messaging: [{ sender: { id: 42 }, recipient: { id: 7 }, timestamp: 5, message: { text: null } }, 'odd'] }, { id: 'page-8', time: 6 }] };
+    const body = messengerIncoming({ channelData: payload }, { name: 'Greet', inputs: [] }, at);
+    expect(body).toEqual({ object: 'page', entry: [{ id: 'page-7', time: 5, messaging: [{ sender: { id: '42' }, recipient: { id: '7' }, timestamp: 5, message: { text: '' }, intent: { name: 'Greet', inputs: [] } }, 'odd'] }, { id: 'page-8', time: 6 }] });
+    // An entry list that is empty, or an `object` that is not a string, is not a webhook payload.
+    const built = messengerIncoming({ id: 'm1', text: 'hi', from: { id: 'u' }, recipient: { id: 'p' }, channelData: { object: 'page', entry: [] } }, undefined, at);
+    expect(built.entry[0].messaging[0]).toEqual({ sender: { id: 'u' }, recipient: { id: 'p' }, timestamp: at, message: { mid: 'm1', text: 'hi' } });
+    expect(messengerIncoming({ from: { id: 'u' }, channelData: { object: 1, entry: [{}] } }, undefined, at).entry[0].messaging[0]).toMatchObject({ sender: { id: 'u' } });
+  });
+
+  it('a messaging event in channelData gets the recipient and timestamp from the activity when it lacks them, and no intent key without an intent', () => {
+    const body = messengerIncoming({ recipient: { id: 'page-7' }, timestamp: '2024-05-01T10:00:00.000Z', channelData: { sender: { id: 'psid' }, message: { text: 'x' } } }, undefined, 1);
+    expect(body).toEqual({ object: 'page', entry: [{ id: 'page-7', time: at, messaging: [{ sender: { id: 'psid' }, recipient: { id: 'page-7' }, timestamp: at, message: { text: 'x' } }] }] });
+    expect('intent' in body.entry[0].messaging[0]).toBe(false);
+    // Its own recipient and numeric timestamp are kept; a sender without a usable id means it is not a messaging event.
+    expect(messengerIncoming({ recipient: { id: 'other' }, channelData: { sender: { id: 'psid' }, recipient: { id: 'page-9' }, timestamp: 77 } }, undefined, 1).entry[0]).toMatchObject({ id: 'page-9', time: 77 });
+    expect(messengerIncoming({ from: { id: 'u' }, text: 't', channelData: { sender: { id: null } } }, undefined, 1).entry[0].messaging[0]).toEqual({ sender: { id: 'u' }, recipient: { id: '' }, timestamp: 1, message: { text: 't' } });
+    // Without a timestamp anywhere, the time the turn received it.
+    expect(messengerIncoming({ channelData: { sender: { id: 'psid' } } }, undefined, 99).entry[0].time).toBe(99);
+  });
+
+  it('a message built from the activity has its attachments: images, video, audio, files, cards as templates; inline data is left out', () => {
+    const body = messengerIncoming({
+      from: { id: 'u' }, text: undefined,
+      attachments: [
+        { contentType: 'image/png', contentUrl: 'https://cdn.example/a.png?sig=abc' },
+        { contentType: 'video/mp4', contentUrl: 'https://cdn.example/v.mp4' },
+        { contentType: 'audio/mpeg', contentUrl: 'https://cdn.example/s.mp3' },
+        { contentType: 'application/pdf', contentUrl: 'https://cdn.example/f.pdf' },
+        { contentUrl: 'https://cdn.example/photo.JPG' },
+        { contentType: 'image/png', contentUrl: 'data:image/png;base64,AAAA' },
+        { contentType: 'application/json', content: { type: 'template', payload: { template_type: 'button' } } },
+        { contentType: 'application/x-thing', content: { a: 1 } },
+        { content: 'plain' },
+        { contentType: 'text/plain' },
+        null,
+      ],
+    } as never, undefined, 1);
+    expect(body.entry[0].messaging[0].message).toEqual({
+      text: '',
+      attachments: [
+        { type: 'image', payload: { url: 'https://cdn.example/a.png?sig=***' } },
+        { type: 'video', payload: { url: 'https://cdn.example/v.mp4' } },
+        { type: 'audio', payload: { url: 'https://cdn.example/s.mp3' } },
+        { type: 'file', payload: { url: 'https://cdn.example/f.pdf' } },
+        { type: 'image', payload: { url: 'https://cdn.example/photo.JPG' } },
+        { type: 'template', payload: { template_type: 'button' } },
+        { type: 'application/x-thing', payload: { a: 1 } },
+        { type: 'template', payload: 'plain' },
+      ],
+    });
+  });
+
+  it('a hero or thumbnail card is a generic template: openUrl buttons as web_url, others as postback, subtitle else text, no empty buttons', () => {
+    const attachments = messengerAttachments({ attachments: [
+      { contentType: 'application/vnd.microsoft.card.thumbnail', content: { title: 'T', text: 'body text', images: [{ url: 'https://img.example/t.png' }], buttons: [{ type: 'openUrl', title: 'Site', value: 'https://shop.example/' }, { type: 'imBack', title: 'Buy', value: 'buy' }, 'odd'] } },
+      { contentType: 'application/vnd.microsoft.card.hero', content: JSON.stringify({ title: 'H', subtitle: 'S', text: 'ignored' }) },
+      { contentType: 'application/vnd.microsoft.card.hero', content: { images: ['not an object'] } },
+    ] });
+    expect(attachments).toEqual([
+      { type: 'template', payload: { template_type: 'generic', elements: [{ title: 'T', subtitle: 'body text', image_url: 'https://img.example/t.png', buttons: [{ type: 'web_url', title: 'Site', url: 'https://shop.example/' }, { type: 'postback', title: 'Buy', payload: 'buy' }] }] } },
+      { type: 'template', payload: { template_type: 'generic', elements: [{ title: 'H', subtitle: 'S' }] } },
+      { type: 'template', payload: { template_type: 'generic', elements: [{}] } },
+    ]);
+    expect(messengerAttachments({ attachments: 'none' } as never)).toEqual([]);
+  });
+
+  it('an attachment whose fields throw when read is left out, the others kept', () => {
+    const hostile = Object.defineProperty({}, 'contentType', { enumerable: true, get: () => { throw new Error('boom'); } });
+    expect(messengerAttachments({ attachments: [hostile, { contentType: 'image/png', contentUrl: 'https://x.example/i.png' }] } as never)).toEqual([{ type: 'image', payload: { url: 'https://x.example/i.png' } }]);
+  });
+
+  it('outgoing: quick replies from suggested actions (title else value), native channelData attachment and quick replies win, message id from the response else the activity', () => {
+    const record = messengerOutgoing({
+      recipient: { id: 'psid' }, text: 'Pick', id: 'act-1',
+      suggestedActions: { actions: [{ type: 'imBack', value: 'yes' }, { type: 'imBack', title: 'No', value: 'no' }, null] },
+    } as never, undefined, undefined);
+    expect(record).toEqual({
+      json: { recipient: { id: 'psid' }, message: { text: 'Pick', quick_replies: [{ content_type: 'text', title: 'yes', payload: 'yes' }, { content_type: 'text', title: 'No', payload: 'no' }] } },
+      method: 'POST',
+      responseBody: { recipient_id: 'psid', message_id: 'act-1' },
+    });
+    const native = messengerOutgoing({ recipient: { id: 'psid' }, suggestedActions: { actions: [{ value: 'x' }] }, channelData: { attachment: { type: 'template', payload: {} }, quick_replies: [{ content_type: 'location' }] } } as never, { id: 'm_9' }, { name: 'Ask', inputs: [] }, { uri: 'https://graph.example/send', accessToken: '' });
+    expect(native).toEqual({
+      json: { recipient: { id: 'psid' }, message: { text: '', attachment: { type: 'template', payload: {} }, quick_replies: [{ content_type: 'location' }] } },
+      method: 'POST', uri: 'https://graph.example/send', responseBody: { recipient_id: 'psid', message_id: 'm_9' }, intent: { name: 'Ask', inputs: [] },
+    });
+    // No id anywhere, or an empty one: no message_id; no suggested actions: no quick_replies.
+    expect(messengerOutgoing({ recipient: { id: 'psid' }, id: '', suggestedActions: { actions: [] }, channelData: { quick_replies: 'x', attachment: 'y' } } as never, { id: '' }, undefined)).toEqual({ json: { recipient: { id: 'psid' }, message: { text: '' } }, method: 'POST', responseBody: { recipient_id: 'psid' } });
+  });
+
+  it("outgoing uri: where the bot posted the reply, with the conversation and reply ids escaped, trailing slashes trimmed and secrets masked; none without serviceUrl or conversation", () => {
+    expect(connectorUri({ serviceUrl: 'https://channel.example//', conversation: { id: 'a/b c' }, replyToId: 'r?1' })).toBe('https://channel.example/v3/conversations/a%2Fb%20c/activities/r%3F1');
+    expect(connectorUri({ serviceUrl: 'https://user:pw@channel.example/', conversation: { id: 'c' } })).toBe('https://channel.example/v3/conversations/c/activities');
+    expect(connectorUri({ serviceUrl: 'https://channel.example/', conversation: { id: 'c\ud800' }, replyToId: '' })).toBe('https://channel.example/v3/conversations/c%EF%BF%BD/activities');
+    expect(connectorUri({ serviceUrl: '', conversation: { id: 'c' } })).toBeUndefined();
+    expect(connectorUri({ conversation: { id: 'c' } })).toBeUndefined();
+    expect(connectorUri({ serviceUrl: 'https://channel.example/', conversation: { id: 5 as never } })).toBeUndefined();
+    expect(connectorUri({ serviceUrl: 'https://channel.example/' })).toBeUndefined();
   });
 });
