@@ -1,6 +1,6 @@
 import { Activity } from '@microsoft/agents-activity';
 import { describe, expect, it } from 'vitest';
-import { activityJson, jsonSafe } from '../../src/middleware/platform-json.js';
+import { activityJson, isoString, jsonSafe, jsonSafeObject, redactUrlSecrets } from '../../src/middleware/platform-json.js';
 
 describe('jsonSafe', () => {
   it('turns Dates into ISO strings, BigInts into strings, binary data into a marker, and drops functions and undefined', () => {
@@ -72,5 +72,76 @@ describe('activityJson', () => {
     expect(activityJson(activity)).toMatchObject({ channelId: 'webchat', relatesTo: { bot: { id: 'b1' }, conversation: { id: 'c1' } } });
     expect(activityJson(activity)?.relatesTo).not.toHaveProperty('agent');
     expect(activityJson('not an activity')).toBeUndefined();
+  });
+});
+
+describe('what platformJson keeps of odd values', () => {
+  it('writes timestamps exactly as toISOString does, for every kind of date an activity carries', () => {
+    const dates = [0, 1, 999, 86_399_999, 951_782_400_000 /* 2000-02-29 */, 1_709_164_800_000 /* 2024-02-29 */, 4_107_542_399_999 /* 2100-02-28 end */, 4_107_542_400_000, 253_402_300_799_999, -1, -62_135_596_800_000, 253_402_300_800_000, 1_714_557_600_123, 1_735_689_599_010];
+    for (const ms of dates) expect(isoString(new Date(ms))).toBe(new Date(ms).toISOString());
+    for (let ms = 0; ms < 4e12; ms += 37_123_456_789) expect(isoString(new Date(ms))).toBe(new Date(ms).toISOString());
+    expect(jsonSafe({ at: new Date(Number.NaN) })).toEqual({ at: null });
+  });
+
+  it('masks user names, passwords and secret parameters in http(s) URLs only, and leaves other URLs and strings as they are', () => {
+    expect(redactUrlSecrets('https://user:pw@host.example/p')).toBe('https://host.example/p');
+    expect(redactUrlSecrets('HTTP://user@host.example/p')).toBe('http://host.example/p');
+    expect(redactUrlSecrets('https://host.example/p?code=1&page=2')).toBe('https://host.example/p?code=***&page=2');
+    expect(redactUrlSecrets('https://host.example/p?my_token=1')).toBe('https://host.example/p?my_token=***');
+    // Nothing to mask: the very same string (not re-written by URL).
+    expect(redactUrlSecrets('https://host.example/a b?page=2')).toBe('https://host.example/a b?page=2');
+    expect(redactUrlSecrets('https://host.example/a b')).toBe('https://host.example/a b');
+    expect(redactUrlSecrets('https://[bad@')).toBe('https://[bad@');
+    expect(redactUrlSecrets('ftp://user:pw@host.example/?token=1')).toBe('ftp://user:pw@host.example/?token=1');
+    expect(redactUrlSecrets('see https://user:pw@host.example/')).toBe('see https://user:pw@host.example/');
+    expect(redactUrlSecrets('')).toBe('');
+    expect(jsonSafe({ link: 'https://u:p@host.example/', other: 'mailto:x@y.example?token=1' })).toEqual({ link: 'https://host.example/', other: 'mailto:x@y.example?token=1' });
+  });
+
+  it('numbers that JSON cannot hold become null; booleans, null and nested arrays are kept', () => {
+    expect(jsonSafe({ a: Number.NaN, b: Number.POSITIVE_INFINITY, c: -0.5, d: false, e: true, f: null, g: [[1, [2]]] })).toEqual({ a: null, b: null, c: -0.5, d: false, e: true, f: null, g: [[1, [2]]] });
+    expect(jsonSafe(Symbol('s'))).toBeUndefined();
+    expect(jsonSafe({ s: Symbol('s') })).toEqual({});
+  });
+
+  it('Maps become objects, Sets arrays, errors their name and message, and a toJSON is used', () => {
+    const value = { map: new Map<string, unknown>([['a', 1], ['password', 'x']]), set: new Set([1, 'two']), error: new TypeError('bad input'), custom: { toJSON: () => ({ shown: true }) }, buffer: new ArrayBuffer(4), view: new Uint8Array(2) };
+    expect(jsonSafe(value)).toEqual({ map: { a: 1 }, set: [1, 'two'], error: { name: 'TypeError', message: 'bad input' }, custom: { shown: true }, buffer: '[binary 4 bytes]', view: '[binary 2 bytes]' });
+  });
+
+  it('an object without a prototype is copied, and a __proto__ key never is', () => {
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.kept = 1;
+    const hostile = JSON.parse('{"__proto__": {"polluted": true}, "ok": 2}') as Record<string, unknown>;
+    expect(jsonSafe({ bare, hostile })).toEqual({ bare: { kept: 1 }, hostile: { ok: 2 } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a string of exactly 32 KiB is kept whole; one character more is cut', () => {
+    expect((jsonSafe('x'.repeat(32 * 1024)) as string).length).toBe(32 * 1024);
+    expect(jsonSafe('x'.repeat(32 * 1024 + 1))).toBe(`${'x'.repeat(32 * 1024)}…[truncated 1 chars]`);
+  });
+
+  it('nesting is kept down to 24 levels and cut below', () => {
+    const nest = (depth: number): unknown => (depth === 0 ? 'leaf' : { n: nest(depth - 1) });
+    const text = (value: unknown) => JSON.stringify(jsonSafe(value));
+    expect(text(nest(24))).toContain('leaf');
+    expect(text(nest(25))).not.toContain('leaf');
+    expect(text(nest(25))).toContain('[Truncated]');
+  });
+
+  it('jsonSafeObject gives a copy only for an object, and jsonSafe never throws', () => {
+    expect(jsonSafeObject([1])).toBeUndefined();
+    expect(jsonSafeObject('x')).toBeUndefined();
+    expect(jsonSafeObject({ a: 1 })).toEqual({ a: 1 });
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    expect(jsonSafe(revoked.proxy)).toBeUndefined();
+  });
+
+  it('activityJson keeps relatesTo as it is when it already names the bot, or names no agent', () => {
+    expect(activityJson({ relatesTo: { bot: { id: 'b' }, agent: { id: 'a' } } })?.relatesTo).toEqual({ bot: { id: 'b' }, agent: { id: 'a' } });
+    expect(activityJson({ relatesTo: { conversation: { id: 'c' } } })?.relatesTo).toEqual({ conversation: { id: 'c' } });
+    expect(activityJson({ relatesTo: 'x' })?.relatesTo).toBe('x');
   });
 });
