@@ -238,3 +238,156 @@ describe('Messenger attachments', () => {
     ]);
   });
 });
+
+describe('buttons and clicks in detail', () => {
+  it("a card action's label is its title, else displayText, else text, else its value; its id is the value, else the label", () => {
+    const buttons = buttonsOf({ suggestedActions: { actions: [
+      { type: 'imBack', title: 'Yes', value: 'yes' },
+      { type: 'messageBack', title: '', displayText: 'Shown', text: 'sent', value: { a: 1 } },
+      { type: 'messageBack', text: 'only text' },
+      { type: 'imBack', value: 7 },
+      { type: 'imBack' },
+      'not an action',
+    ] } } as never);
+    expect(buttons).toEqual([
+      { id: 'yes', label: 'Yes', value: 'yes' },
+      { id: '{"a":1}', label: 'Shown', value: '{"a":1}' },
+      { id: 'only text', label: 'only text', value: '' },
+      { id: '7', label: '7', value: '7' },
+      { id: '', label: '', value: '' },
+    ]);
+    expect(buttonsOf({ suggestedActions: { actions: 'none' } } as never)).toEqual([]);
+  });
+
+  it("an Adaptive Card submit's value: Teams' imBack value, messageBack value else text, another msteams value, else the data without msteams", () => {
+    const submit = (data: unknown) => ({ type: 'Action.Submit', title: 'B', data });
+    const values = buttonsOf(adaptive({ type: 'AdaptiveCard', actions: [
+      submit({ msteams: { type: 'imBack', value: 'picked' } }),
+      submit({ msteams: { type: 'messageBack', text: 'typed' } }),
+      submit({ msteams: { type: 'messageBack', value: { v: 1 }, text: 'typed' } }),
+      submit({ msteams: { type: 'invoke', value: 'task' } }),
+      submit({ msteams: { type: 'signin' }, order: 3 }),
+      submit({ msteams: { type: 'signin' } }),
+      submit({ msteams: 'odd', order: 4 }),
+      submit('plain string'),
+      submit(undefined),
+      { type: 'Action.Execute', title: 'E', data: { x: 1 } },
+      { type: 'Action.Execute', title: '', verb: '', data: 'd' },
+      { type: 'Action.OpenUrl', url: 'https://x.example/' },
+      { type: 'Action.ToggleVisibility', title: 'no' },
+    ] })).map((b) => [b.id, b.label, b.value]);
+    expect(values).toEqual([
+      ['picked', 'B', 'picked'],
+      ['typed', 'B', 'typed'],
+      ['{"v":1}', 'B', '{"v":1}'],
+      ['task', 'B', 'task'],
+      ['{"order":3}', 'B', '{"order":3}'],
+      ['B', 'B', ''],
+      ['{"order":4}', 'B', '{"order":4}'],
+      ['plain string', 'B', 'plain string'],
+      ['B', 'B', ''],
+      ['{"x":1}', 'E', '{"x":1}'],
+      ['d', 'd', 'd'],
+      ['https://x.example/', 'https://x.example/', 'https://x.example/'],
+    ]);
+  });
+
+  it('a click: an object value not matching an offered button is its JSON, a string value itself, Web Chat messageBack its text; an imBack click matches the value, else the label', () => {
+    const offered = [{ id: 'b1', label: 'Large', value: 'size=large' }, { id: 'b2', label: 'Small', value: '{"size":"small"}' }];
+    expect(buttonClickOf({ type: 'message', value: { other: 1 } }, offered)).toBe('{"other":1}');
+    expect(buttonClickOf({ type: 'message', value: { size: 'small', note: 'x' } }, offered)).toBe('b2');
+    expect(buttonClickOf({ type: 'message', value: 'raw' }, offered)).toBe('raw');
+    expect(buttonClickOf({ type: 'message', value: 0 }, undefined)).toBe('0');
+    expect(buttonClickOf({ type: 'message', text: 'mb', channelData: { messageBack: {} } }, undefined)).toBe('mb');
+    expect(buttonClickOf({ type: 'message', text: '', channelData: { postBack: true } }, undefined)).toBeUndefined();
+    expect(buttonClickOf({ type: 'message', text: 'x', channelData: { postBack: 'yes' } }, undefined)).toBeUndefined();
+    expect(buttonClickOf({ type: 'message', text: 'size=large' }, offered)).toBe('b1');
+    expect(buttonClickOf({ type: 'message', text: 'Small' }, offered)).toBe('b2');
+    expect(buttonClickOf({ type: 'message', text: 'Medium' }, offered)).toBeUndefined();
+    expect(buttonClickOf({ type: 'message', text: '' }, [{ id: 'e', label: '', value: '' }])).toBeUndefined();
+    // An empty JSON object as a button's data matches nothing; data that is not JSON is not a submit.
+    expect(buttonClickOf({ type: 'message', value: { a: 1 } }, [{ id: 'empty', label: 'E', value: '{}' }, { id: 'bad', label: 'B', value: '{nope' }])).toBe('{"a":1}');
+    // Nested data is matched field by field.
+    expect(buttonClickOf({ type: 'message', value: { order: { id: 7, size: 'L' }, note: 'x' } }, [{ id: 'deep', label: 'D', value: '{"order":{"id":7}}' }])).toBe('deep');
+    expect(buttonClickOf({ type: 'message', value: { order: { id: 8 } } }, [{ id: 'deep', label: 'D', value: '{"order":{"id":7}}' }])).toBe('{"order":{"id":8}}');
+  });
+
+  it('an Action.Execute invoke names the offered button with its verb, else the verb itself; an action with no value is not a click', () => {
+    const invoke = (action: Record<string, unknown>) => ({ type: 'invoke', name: 'adaptiveCard/action', value: { action } });
+    expect(buttonClickOf(invoke({ verb: 'approve' }), [{ id: 'btn-approve', label: 'Approve', value: 'approve' }])).toBe('btn-approve');
+    expect(buttonClickOf(invoke({ verb: 'approve' }), undefined)).toBe('approve');
+    expect(buttonClickOf(invoke({}), undefined)).toBeUndefined();
+  });
+});
+
+describe('images in detail', () => {
+  it('an attachment is an image by an image/* type, or without a media type by a URL naming an image file', () => {
+    const images = imagesOf({ attachments: [
+      { contentType: 'image/png', contentUrl: 'https://x.example/a' },
+      { contentType: 'IMAGE', contentUrl: 'https://x.example/b' },
+      { contentType: 'imagery/x', contentUrl: 'https://x.example/c' },
+      { contentType: 'video/mp4', contentUrl: 'https://x.example/d.png' },
+      { contentType: 'audio', contentUrl: 'https://x.example/e.png' },
+      { contentType: 'application/vnd.microsoft.card.custom', contentUrl: 'https://x.example/f.png' },
+      { contentUrl: 'https://x.example/g.jpeg?size=2' },
+      { contentUrl: 'https://x.example/h.webp#frag' },
+      { contentUrl: 'https://x.example/i.pngx' },
+      { contentUrl: 'https://x.example/j.svg.txt' },
+      { contentType: 'image/png', contentUrl: '' },
+      { contentType: 'image/png', contentUrl: 'DATA:image/png;base64,AA' },
+      { contentType: 'image/png' },
+    ] });
+    expect(images.map((i) => i.url)).toEqual(['https://x.example/a', 'https://x.example/b', 'https://x.example/g.jpeg?size=2', 'https://x.example/h.webp#frag']);
+  });
+
+  it('Twilio media: MediaUrl0…N while they last (images by type), then mediaUrl as one URL or a list', () => {
+    const channelData: Record<string, unknown> = { MediaUrl0: 'https://api.twilio.example/0', MediaContentType0: 'image/jpeg', MediaUrl1: 'https://api.twilio.example/1', MediaContentType1: 'video/mp4', MediaUrl2: 'https://api.twilio.example/2', MediaContentType2: 'IMAGE/GIF', MediaUrl4: 'https://api.twilio.example/4', MediaContentType4: 'image/png' };
+    expect(imagesOf({ channelData }).map((i) => i.url)).toEqual(['https://api.twilio.example/0', 'https://api.twilio.example/2']);
+    const many: Record<string, unknown> = {};
+    for (let i = 0; i < 12; i++) Object.assign(many, { [`MediaUrl${i}`]: `https://t.example/${i}`, [`MediaContentType${i}`]: 'image/png' });
+    expect(imagesOf({ channelData: many })).toHaveLength(10);
+    expect(imagesOf({ channelData: { mediaUrl: 'https://t.example/p.png' } }).map((i) => i.url)).toEqual(['https://t.example/p.png']);
+    expect(imagesOf({ channelData: { mediaUrl: ['https://t.example/a.gif', 'https://t.example/v.mp4', 5] } }).map((i) => i.url)).toEqual(['https://t.example/a.gif']);
+    expect(imagesOf({ channelData: 'none' })).toEqual([]);
+  });
+});
+
+describe('card content in detail', () => {
+  it('content as a JSON string is parsed when it is an object, with leading spaces allowed; other strings are not cards', () => {
+    const json = (content: string) => ({ attachments: [{ contentType: 'application/vnd.microsoft.card.hero', content }] });
+    expect(cardTextOf(json('  {"title":"Spaced"}'))).toBe('Spaced');
+    expect(cardTextOf(json('[{"title":"List"}]'))).toBeUndefined();
+    expect(cardTextOf(json('{not json'))).toBeUndefined();
+    expect(cardTextOf(json('"just text"'))).toBeUndefined();
+    expect(cardTextOf(json(`{"title":"Big","pad":"${'x'.repeat(256 * 1024)}"}`))).toBeUndefined();
+    expect(cardTextOf({ attachments: [{ contentType: 'application/vnd.microsoft.card.unknown', content: { title: 'No' } }] })).toBeUndefined();
+  });
+
+  it("a Bot Framework card's text is its title, else subtitle, else text, skipping blank ones; the first card with text wins", () => {
+    expect(cardTextOf(card('hero', { title: ' ', subtitle: 'Sub', text: 'Text' }))).toBe('Sub');
+    expect(cardTextOf(card('hero', { title: 5, text: 'Text' }))).toBe('Text');
+    expect(cardTextOf({ attachments: [{ contentType: 'application/vnd.microsoft.card.hero', content: { images: [] } }, { contentType: 'application/vnd.microsoft.card.thumbnail', content: { title: 'Second' } }] })).toBe('Second');
+  });
+
+  it("an Adaptive Card's text is its first non-blank TextBlock or RichTextBlock, in document order", () => {
+    expect(cardTextOf(adaptive({ type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: '  ' }, { type: 'RichTextBlock', inlines: ['Hello ', { type: 'TextRun', text: 'there' }, { type: 'TextRun' }, 5] }, { type: 'TextBlock', text: 'later' }] }))).toBe('Hello there');
+    expect(cardTextOf(adaptive({ type: 'AdaptiveCard', body: [{ type: 'RichTextBlock', inlines: [' '] }, { type: 'TextBlock', text: 'after' }] }))).toBe('after');
+    expect(cardTextOf(adaptive({ type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: 'first' }, { type: 'RichTextBlock', inlines: ['second'] }] }))).toBe('first');
+  });
+
+  it("an Adaptive Card's images: Image urls, Media posters and sources, backgrounds; an ImageSet image with a type of its own is read as that element", () => {
+    const images = imagesOf(adaptive({ type: 'AdaptiveCard', body: [
+      { type: 'Image', url: 5 },
+      { type: 'Media', poster: 7, sources: [{ url: 'https://m.example/v.mp4' }, 'odd', { url: 3 }] },
+      { type: 'ImageSet', images: [{ type: 'Image', url: 'https://m.example/typed.png' }, { type: 'TextBlock', text: 'not an image', url: 'https://m.example/no.png' }, { url: 'https://m.example/untyped.png' }] },
+      { type: 'Container', backgroundImage: { url: 9 }, items: [] },
+    ] }));
+    expect(images.map((i) => i.url)).toEqual(['https://m.example/v.mp4', 'https://m.example/typed.png', 'https://m.example/untyped.png']);
+  });
+
+  it('an Adaptive Card action whose type is not a string is not a button, and an authentication button that is not an object is skipped', () => {
+    expect(buttonsOf(adaptive({ type: 'AdaptiveCard', actions: [{ type: 5, title: 'x' }], authentication: { buttons: ['odd', { type: 'signin', title: 'Sign in', value: 'https://login.example/' }] } }))).toEqual([{ id: 'https://login.example/', label: 'Sign in', value: 'https://login.example/' }]);
+    // authentication is read on the card root only.
+    expect(buttonsOf(adaptive({ type: 'AdaptiveCard', body: [{ type: 'Container', authentication: { buttons: [{ title: 'Nested', value: 'n' }] } }] }))).toEqual([]);
+  });
+});
