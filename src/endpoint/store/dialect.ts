@@ -39,7 +39,8 @@ export const sqliteDialect: Dialect = {
   // SQLite's LIKE ignores case for ASCII letters.
   contains: (column, needle) => sql<boolean>`${column} like ${`%${likeLiteral(needle)}%`} escape '\\'`,
   bodyValue: (json) => json,
-  bodyOf: (stored) => (typeof stored === 'string' ? JSON.parse(stored) : stored),
+  // The body column is TEXT on SQLite: always read back as a string.
+  bodyOf: (stored) => JSON.parse(stored as string),
   text: (value) => value,
 };
 

@@ -324,6 +324,15 @@ describe('loading a database driver', () => {
     expect((failure as Error & { cause?: { code?: string } }).cause?.code).toMatch(/MODULE_NOT_FOUND/);
   });
 
+  it('says how to install a driver when a package it needs is missing', async () => {
+    const file = join(folder.dir, `needs-${unique()}.cjs`);
+    await writeFile(file, 'module.exports = require("no-such-binding-for-tests");\n');
+    const failure = await loadDriver(file as 'better-sqlite3', 'SQLite').then(() => undefined, (error: unknown) => error as Error);
+    expect(failure).toBeInstanceOf(TrackingEndpointError);
+    expect(failure?.message).toBe(`The endpoint needs the ${file} package to use SQLite; it is an optional dependency of this package and was not installed. Run: npm install ${file}`);
+    expect((failure as Error & { cause?: { code?: string } }).cause?.code).toBe('MODULE_NOT_FOUND');
+  });
+
   it('says how to rebuild a driver that cannot load', async () => {
     const file = join(folder.dir, `broken-${unique()}.mjs`);
     await writeFile(file, 'throw new Error("compiled for another Node.js version");\n');

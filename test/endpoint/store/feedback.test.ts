@@ -193,6 +193,30 @@ describe.each(DBS)('the channel of an event on $name', ({ fresh }) => {
     });
   });
 
+  it('an event takes the channel its conversation or user has in the same batch over the one stored before', async () => {
+    await withEndpoint(await fresh(), async (store) => {
+      await appendEach(store, [msg({ user: 'ann', at: at(0), channel: 'webchat', conversation: 'room' }), msg({ user: 'cat', at: at(0), channel: 'webchat', conversation: 'cat-old' })]);
+      await appendTogether(store, [
+        // Room's latest channel is in this batch (by bob), though ann herself is not.
+        msg({ user: 'bob', at: at(1), channel: 'msteams', conversation: 'room' }),
+        ev('ann', 'in-room', at(2), {}, 'room'),
+        // Cat's latest channel is in this batch, though the event's conversation is new.
+        msg({ user: 'cat', at: at(3), channel: 'sms', conversation: 'cat-now' }),
+        ev('cat', 'cat-fresh', at(4), {}, 'cat-fresh'),
+      ]);
+      const rows = await store.db.selectFrom('entries').select(['event_name', 'channel']).where('direction', '=', 'event').execute();
+      expect(Object.fromEntries(rows.map((r) => [r.event_name, r.channel]))).toEqual({ 'in-room': 'msteams', 'cat-fresh': 'sms' });
+    });
+  });
+
+  it('an event gets no channel from a bot whose name and conversation id run together into the same text as its own', async () => {
+    await withEndpoint(await fresh(), async (store) => {
+      await appendTogether(store, [msg({ user: 'ann', at: at(0), channel: 'webchat', conversation: 'c1', bot: 'ab' }), ev('zed', 'other-bot', at(1), {}, '1', 'abc')]);
+      const rows = await store.db.selectFrom('entries').select(['event_name', 'channel']).where('direction', '=', 'event').execute();
+      expect(rows).toEqual([{ event_name: 'other-bot', channel: '' }]);
+    });
+  });
+
   it('events of many conversations at once each find theirs', async () => {
     await withEndpoint(await fresh(), async (store) => {
       const users = Array.from({ length: 320 }, (_, i) => `u${i}`);
