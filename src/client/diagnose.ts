@@ -66,13 +66,16 @@ export function hintFor(url: string, status: number | undefined, error: Error | 
   return withProxyNote(`The request to ${endpoint} failed.`);
 }
 
+/** The port of a NO_PROXY entry (`host:port`). */
+// Stryker disable next-line Regex: without the anchor, only an entry with a colon and digits inside a name would differ, and no host name has one
+const NO_PROXY_PORT = /:\d+$/;
+
 /** Whether `host` is listed in a NO_PROXY value (`host`, `.domain`, `*.domain` or `*`). */
 function bypassesProxy(host: string, noProxy: string | undefined): boolean {
   if (noProxy === undefined) return false;
   return noProxy
     .split(/[\s,]/)
-    // Stryker disable next-line Regex: without the anchor, only an entry with a colon and digits inside a name would differ, and no host name has one
-    .map((entry) => entry.toLowerCase().replace(/:\d+$/, ''))
+    .map((entry) => entry.toLowerCase().replace(NO_PROXY_PORT, ''))
     // An empty entry (a trailing comma) is none: it would match a host written with a final dot.
     .filter((entry) => entry.length > 0)
     .some((entry) => {

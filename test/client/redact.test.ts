@@ -68,10 +68,12 @@ describe('secrets masked wherever they appear', () => {
     for (const form of [secret, json, encodeURIComponent(secret), encodeURIComponent(secret).toLowerCase()]) {
       expect(scrub(`<${form}>`, [secret])).toBe('<***>');
     }
-    for (const ch of ['\b', '\f', '\n', '\r', '\t', '\\']) {
+    for (const ch of ['\b', '\f', '\n', '\r', '\t', '\\', '"']) {
       const one = `x${ch}y`;
       expect(scrub(`<${JSON.stringify(one).slice(1, -1)}>`, [one])).toBe('<***>');
     }
+    // JSON may escape a slash too.
+    expect(scrub('<x\\/y>', ['x/y'])).toBe('<***>');
   });
 
   it('masks a secret with characters beyond ASCII, percent-encoded as UTF-8 and \\u-escaped as UTF-16', () => {
