@@ -206,6 +206,15 @@ describe('access tokens', () => {
     expect(errors[0].message).not.toContain('EAAGfrom-hook');
   });
 
+  it('a messenger outgoing record without an access token is refused and reported as any other', async () => {
+    sink.behave(() => ({ status: 400, body: 'no token here' }));
+    const { errors, onError } = collect();
+    const c = make({ onError });
+    await c.messenger.logOutgoing({ json: { recipient: { id: 'psid-1' }, message: { text: 'hi' } }, uri: 'https://graph.example/me/messages' }).catch(() => undefined);
+    await c.sms.logIncoming({ text: 'x', userId: 'u' }).catch(() => undefined);
+    expect(errors.map((e) => e.message.includes('no token here'))).toEqual([true, true]);
+  });
+
   it('an empty token masks nothing', async () => {
     sink.behave(() => ({ status: 400, body: 'plain words' }));
     const { errors, onError } = collect();

@@ -143,4 +143,34 @@ describe('re-sending what an earlier process saved', () => {
     for (let i = 0; i < 300; i++) expect(answered.has(`saved ${i}`) || onDisk.includes(`saved ${i}`)).toBe(true);
     expect(onDisk.length).toBeGreaterThanOrEqual(notSent);
   }, 20_000);
+
+  it('checks each saved record as a new one: an invalid one, or one past maxBodyBytes, is skipped and said; one of exactly maxBodyBytes is sent', async () => {
+    const body = { text: 'x'.repeat(30), userId: 'u' };
+    const size = Buffer.byteLength(JSON.stringify(body));
+    const lines = [
+      { platform: 'sms', type: 'incoming', at: [1, 1], body },
+      { platform: 'sms', type: 'incoming', at: [1, 2], body: { ...body, text: 'x'.repeat(31) } },
+      { platform: 'sms', type: 'outgoing', at: [1, 3], body: { text: 'no user' } },
+    ];
+    fs.writeFileSync(path.join(dir, 'records-1-earlier.ndjson'), lines.map((l) => JSON.stringify(l)).join('\n'));
+    const { logger, entries } = capture();
+    const c = make({ logger, maxBodyBytes: size });
+    await waitFor(() => sink.requests.length >= 1);
+    await c.flush();
+    await c.close();
+    expect(sink.requests.map((r) => r.body.text)).toEqual(['x'.repeat(30)]);
+    expect(entries.filter((e) => e.level === 'warn').map((e) => e.message)).toEqual([
+      'skipped 2 saved lines in persistDir that cannot be re-sent (1 larger than maxBodyBytes, 1 not a valid sms outgoing record); the other 1 are re-sent',
+    ]);
+  });
+
+  it("re-sends each saved user's records on that user's lane: two users' records go out at once", async () => {
+    saveBacklog(2, 2);
+    sink.behave(() => ({ delayMs: 300 }));
+    const c = make();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sink.requests.map((r) => r.body.userId).sort()).toEqual(['saved-u0', 'saved-u1']);
+    await c.flush();
+    await c.close();
+  });
 });

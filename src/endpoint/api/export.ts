@@ -15,8 +15,8 @@ export interface Table {
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  // A plain number (-5, 2.5e3) stays a number; anything else starting like a formula is made text.
-  const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text) ? `'${text}` : text;
+  // A negative number (-5, -2.5e3) stays a number; anything else starting like a formula is made text.
+  const safe = /^[=+\-@\t\r]/.test(text) && !/^-\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text) ? `'${text}` : text;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
@@ -39,7 +39,7 @@ export function formatParam(query: URLSearchParams): 'json' | 'csv' | undefined 
 export function sendView(res: ServerResponse, query: URLSearchParams, name: string, body: unknown, table: () => Table): void {
   const format = formatParam(query);
   if (format === undefined) {
-    return sendError(res, 400, 'format must be json or csv.', [{ path: 'format', expected: 'json or csv', received: JSON.stringify((query.get('format') ?? '').slice(0, 20)) }]);
+    return sendError(res, 400, 'format must be json or csv.', [{ path: 'format', expected: 'json or csv', received: JSON.stringify(String(query.get('format')).slice(0, 20)) }]);
   }
   if (format === 'json') return sendJson(res, 200, body);
   const text = toCsv(table());

@@ -98,6 +98,21 @@ describe('bot, platform, channel and intent', () => {
     expect(await records('channel=msteams')).toBe(0);
     expect((await request(endpoint, '/api/users?intent=Intent2')).body.users.map((u: { userId: string }) => u.userId)).toEqual(['d2']);
   });
+
+  it('take a platform, channel or intent that is also the name of a bot as that value, not as the bot', async () => {
+    const named = await start({ apiKeys: [`webchat=${KEY}`, `universal=other-key-2`, `Intent1=other-key-3`] });
+    try {
+      const body = { text: 'hi', userId: 'n1', intent: { name: 'Intent1', inputs: [] }, platformJson: { channelId: 'webchat' } };
+      expect((await track(named, Q.universalIn, body)).status).toBe(200);
+      for (const query of ['channel=webchat', 'platform=universal', 'intent=Intent1']) {
+        expect((await request(named, `/api/users?${query}`)).body.users.map((u: { userId: string }) => u.userId), query).toEqual(['n1']);
+      }
+      expect((await request(named, '/api/users?bot=webchat')).body.users.map((u: { userId: string }) => u.userId)).toEqual(['n1']);
+      expect((await request(named, '/api/users?bot=universal')).body.users).toEqual([]);
+    } finally {
+      await named.close();
+    }
+  });
 });
 
 describe('limit', () => {
