@@ -100,8 +100,20 @@ export function imagesOf(activity: ActivityLike): Image[] {
   return images;
 }
 
-/** Buttons of an activity, in order: those of its cards (Adaptive Card actions included), then `suggestedActions.actions`. */
+/** A button with the secrets of its URLs masked (an OpenUrl's or a sign-in link's query tokens and credentials), as in images and `platformJson`. */
+function masked(button: Button): Button {
+  return { id: redactUrlSecrets(button.id), label: redactUrlSecrets(button.label), value: redactUrlSecrets(button.value) };
+}
+
+/**
+ * Buttons of an activity, in order: those of its cards (Adaptive Card actions included), then
+ * `suggestedActions.actions`. Secrets in URLs (query tokens, credentials) are masked.
+ */
 export function buttonsOf(activity: ActivityLike): Button[] {
+  return rawButtonsOf(activity).map(masked);
+}
+
+function rawButtonsOf(activity: ActivityLike): Button[] {
   const buttons: Button[] = [];
   eachAttachment(activity, (attachment) => buttons.push(...(readCard(attachment)?.buttons ?? [])));
   const suggested = activity.suggestedActions?.actions;
@@ -139,18 +151,32 @@ function isSubset(part: Record<string, unknown>, whole: Record<string, unknown>)
   });
 }
 
-/** The offered button whose submit data an Adaptive Card's submitted value holds (the value adds the card's inputs to the data). */
-function submittedButton(value: Record<string, unknown>, offered: readonly Button[] | undefined): Button | undefined {
-  for (const button of offered ?? []) {
-    if (!button.value.startsWith('{')) continue;
-    try {
-      const data: unknown = JSON.parse(button.value);
-      if (isObject(data) && Object.keys(data).length > 0 && isSubset(data, value)) return button;
-    } catch {
-      // Not JSON: not an Adaptive Card submit.
-    }
+/** The submit data a button carries, when its value is a JSON object (an Adaptive Card `Action.Submit` or `Action.Execute` with object data); `undefined` otherwise. */
+function submitData(button: Button): Record<string, unknown> | undefined {
+  if (!button.value.startsWith('{')) return undefined;
+  try {
+    const data: unknown = JSON.parse(button.value);
+    return isObject(data) ? data : undefined;
+  } catch {
+    return undefined; // Not JSON: not an Adaptive Card submit.
   }
-  return undefined;
+}
+
+/**
+ * The offered button an Adaptive Card submit is a click on (the submitted value is the action's
+ * data plus the card's inputs): the button whose data the value holds; else, when the bot offered
+ * exactly one button that carries no data of its own (an `Action.Submit` or `Action.Execute`
+ * without `data`, or with `{}`, as forms often have), that one. `undefined` when neither is found.
+ */
+function submittedButton(value: Record<string, unknown>, offered: readonly Button[] | undefined): Button | undefined {
+  const dataless: Button[] = [];
+  for (const button of offered ?? []) {
+    const data = submitData(button);
+    if (data !== undefined && Object.keys(data).length > 0) {
+      if (isSubset(data, value)) return button;
+    } else if (button.value === '' || data !== undefined) dataless.push(button);
+  }
+  return dataless.length === 1 ? dataless[0] : undefined;
 }
 
 /**
@@ -183,31 +209,39 @@ export function isTaskFetchClick(activity: ActivityLike, offered: readonly Butto
 
 /**
  * The id of the button an incoming message is a click on, or `undefined` when it is not a click:
- * 1. an `adaptiveCard/action` invoke (`Action.Execute`): the offered button with its verb, else the
- *    verb (or its data); a `task/fetch` invoke: the offered button whose data it carries, else none;
+ * 1. an `adaptiveCard/action` invoke (`Action.Execute`): the offered button with its verb (without a
+ *    verb, the one whose data it holds, as for a submit), else the verb (or its data); a `task/fetch` invoke: the offered button whose data it carries, else none;
  * 2. the activity has a `value` (postBack/messageBack with an object value, an Adaptive Card
  *    `Action.Submit`, whose value is the action's data plus the card's inputs): the offered button
- *    whose data it holds, else the value as a string;
+ *    whose data it holds (or the one offered button without data), else the offered button whose
+ *    value is the text (Teams' messageBack), else the value as a string;
  * 3. `channelData.postBack` or `channelData.messageBack` is set (Web Chat's postBack/messageBack): its text;
  * 4. its text equals the value (else the label) of a button the bot offered last in this
  *    conversation (`offered`; an imBack click is text the channel sends for the user): that button's id.
  */
 export function buttonClickOf(activity: ActivityLike, offered: readonly Button[] | undefined): string | undefined {
   if (isAdaptiveCardAction(activity)) {
-    const clicked = adaptiveActionButton({ type: 'Action.Execute', ...(activity.value as { action: Record<string, unknown> }).action });
+    const action = (activity.value as { action: Record<string, unknown> }).action;
+    const clicked = adaptiveActionButton({ type: 'Action.Execute', ...action });
     if (clicked === undefined || clicked.id === '') return undefined;
-    return (offered ?? []).find((b) => b.value === clicked.value)?.id ?? clicked.id;
+    const byValue = (offered ?? []).find((b) => b.value === clicked.value);
+    if (byValue !== undefined) return byValue.id;
+    // Without a verb, the invoke carries the action's data plus the card's inputs, like a submit.
+    const hasVerb = typeof action.verb === 'string' && action.verb !== '';
+    return (!hasVerb && isObject(action.data) ? submittedButton(action.data, offered)?.id : undefined) ?? clicked.id;
   }
   if (isTaskFetch(activity)) return taskFetchButton(activity.value as Record<string, unknown>, offered)?.id;
+  const text = typeof activity.text === 'string' ? activity.text : '';
   const value: unknown = activity.value;
   if (value !== undefined && value !== null) {
     if (isObject(value)) {
       const button = submittedButton(value, offered);
       if (button !== undefined) return button.id;
     }
-    return stringify(value);
+    // Teams' messageBack sends its text and, as the value, whatever else the card's data held.
+    const byText = text === '' ? undefined : offered?.find((b) => b.value === text);
+    return byText?.id ?? stringify(value);
   }
-  const text = typeof activity.text === 'string' ? activity.text : '';
   const channelData: unknown = activity.channelData;
   if (isObject(channelData) && (channelData.postBack === true || isObject(channelData.messageBack)) && text !== '') return text;
   if (offered === undefined || text === '') return undefined;

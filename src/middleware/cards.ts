@@ -50,7 +50,8 @@ function submitValue(data: unknown): string {
     if (teams.type === 'messageBack') return stringify(teams.value ?? teams.text);
     if (teams.value !== undefined) return stringify(teams.value);
   }
-  if (teams === undefined) return stringify(data);
+  // Empty data is no data: the button is known by its title.
+  if (teams === undefined) return Object.keys(data).length > 0 ? stringify(data) : '';
   const { msteams: _teams, ...rest } = data;
   return Object.keys(rest).length > 0 ? stringify(rest) : '';
 }

@@ -130,6 +130,17 @@ export function toIntent(source: unknown, options: IntentFromRecognizerOptions =
   };
 }
 
+/**
+ * The confidence of a CLU intent: `confidenceScore` as the REST API and the C# SDK name it, or
+ * `confidence` as the JavaScript SDK (`@azure/ai-language-conversations`) returns it, which the
+ * BotBuilder JavaScript samples' CLU recognizer traces as it is. `undefined` when neither is a number.
+ */
+function confidenceOf(item: unknown): number | undefined {
+  if (!isObject(item)) return undefined;
+  if (typeof item.confidenceScore === 'number') return item.confidenceScore;
+  return typeof item.confidence === 'number' ? item.confidence : undefined;
+}
+
 /** A CLU prediction (`result.prediction` of an Azure AI Language conversation analysis): its intents with confidence scores. */
 function isCluPrediction(value: unknown): value is Record<string, any> {
   return isObject(value) && (Array.isArray(value.intents) || (isObject(value.intents) && typeof value.topIntent === 'string'));
@@ -148,8 +159,8 @@ function routedConversation(prediction: Record<string, any>): { prediction: Reco
   if (top === undefined) {
     let best = -Infinity;
     for (const [name, item] of Object.entries(intents)) {
-      const score: unknown = isObject(item) ? item.confidenceScore : undefined;
-      if (typeof score === 'number' && score > best) [top, best] = [name, score];
+      const score = confidenceOf(item);
+      if (score !== undefined && score > best) [top, best] = [name, score];
     }
   }
   const target: unknown = top === undefined ? undefined : intents[top];
@@ -159,8 +170,9 @@ function routedConversation(prediction: Record<string, any>): { prediction: Reco
 }
 
 /**
- * A CLU prediction as a recognizer result: `intents[].category`/`confidenceScore` (a conversation
- * project), or `intents.{name}.confidenceScore` (an orchestration project), as `intents.{name}.score`;
+ * A CLU prediction as a recognizer result: `intents[].category`/`confidenceScore` (or `confidence`, the
+ * JavaScript SDK's name; a conversation project), or `intents.{name}.confidenceScore` (an
+ * orchestration project), as `intents.{name}.score`;
  * `entities[]` (`category`, `text`) as entities with the text the user typed. When an
  * orchestration project's top intent routed to a conversation project, that project's prediction
  * is used instead: its intents and entities, what the user actually asked for.
@@ -169,7 +181,7 @@ export function recognizerResultOfClu(prediction: Record<string, any>, text?: st
   const routed = routedConversation(prediction);
   if (routed !== undefined) return recognizerResultOfClu(routed.prediction, typeof routed.query === 'string' ? routed.query : text);
   const intents: Record<string, { score: number }> = {};
-  const score = (item: unknown) => (isObject(item) && typeof item.confidenceScore === 'number' ? item.confidenceScore : 0);
+  const score = (item: unknown) => confidenceOf(item) ?? 0;
   if (Array.isArray(prediction.intents)) {
     for (const item of prediction.intents) if (isObject(item) && typeof item.category === 'string') intents[item.category] = { score: score(item) };
   } else {

@@ -159,10 +159,15 @@ export interface MessengerOutgoingOptions {
   uri?: string;
 }
 
+/** Send API fields a bot can give in `channelData`, which go beside `message` in `json`. */
+const SEND_API_FIELDS = ['messaging_type', 'tag', 'notification_type', 'persona_id', 'sender_action'] as const;
+
 /**
  * The outgoing record of a messenger message: `json` = `{recipient: {id}, message: {text,
  * attachments?, quick_replies?}}` (cards as generic templates, suggested actions as quick
- * replies, and `channelData.attachment`/`quick_replies` when the bot gave native ones),
+ * replies, and `channelData.attachment`/`quick_replies`/`sticker_id` when the bot gave native
+ * ones; `channelData`'s `messaging_type`, `tag`, `notification_type`, `persona_id` and
+ * `sender_action` beside `message`),
  * `method: 'POST'`, `uri`, `responseBody` = `{recipient_id, message_id}` with `message_id` the
  * id of the channel's ResourceResponse (left out when it has none), `qs.access_token` only when
  * `options.accessToken` is set, and `intent` at the root.
@@ -181,15 +186,19 @@ export function messengerOutgoing(
   if (Array.isArray(actions) && actions.length > 0) {
     message.quick_replies = actions.filter(isObject).map((a: Record<string, any>) => ({ content_type: 'text', title: stringify(a.title ?? a.value), payload: stringify(a.value) }));
   }
+  const json: MessengerOutgoing['json'] = { recipient: { id: recipient }, message };
   const channelData = jsonSafeObject(activity.channelData);
   if (channelData !== undefined) {
     if (isObject(channelData.attachment)) message.attachment = channelData.attachment;
     if (Array.isArray(channelData.quick_replies)) message.quick_replies = channelData.quick_replies;
+    if (typeof channelData.sticker_id === 'number' || typeof channelData.sticker_id === 'string') message.sticker_id = channelData.sticker_id;
+    // The Send API's fields beside the message, as the Facebook adapter copies them from channelData.
+    for (const key of SEND_API_FIELDS) if (typeof channelData[key] === 'string') json[key] = channelData[key];
   }
   const responseBody: Record<string, string> = { recipient_id: recipient };
   const messageId = response?.id ?? activity.id;
   if (typeof messageId === 'string' && messageId !== '') responseBody.message_id = messageId;
-  const record: MessengerOutgoing = { json: { recipient: { id: recipient }, message }, method: 'POST', responseBody };
+  const record: MessengerOutgoing = { json, method: 'POST', responseBody };
   const uri = options.uri ?? connectorUri(activity);
   if (uri !== undefined) record.uri = uri;
   if (options.accessToken !== undefined && options.accessToken !== '') record.qs = { access_token: options.accessToken };

@@ -186,6 +186,17 @@ describe('Bot Framework cards', () => {
     expect(buttonsOf(oauth).map((b) => b.label)).toEqual(['Sign in']);
   });
 
+  it("a button's URL keeps no secret: query tokens and credentials are masked, as in images and platformJson", () => {
+    const signin = card('signin', { buttons: [{ type: 'signin', title: 'Log in', value: 'https://login.example/cb?code=SECRETCODE&token=SECRETTOK&state=ok' }] });
+    expect(buttonsOf(signin)).toEqual([{ id: 'https://login.example/cb?code=***&token=***&state=ok', label: 'Log in', value: 'https://login.example/cb?code=***&token=***&state=ok' }]);
+    const open = adaptive({ type: 'AdaptiveCard', actions: [{ type: 'Action.OpenUrl', url: 'https://user:pw@x.example/?sig=SIGSECRET' }] });
+    const [button] = buttonsOf(open);
+    expect(JSON.stringify(button)).not.toMatch(/SIGSECRET|pw@/);
+    expect(button.label).toBe(button.value);
+    // Suggested actions too; a value that is not a URL is left alone.
+    expect(buttonsOf({ suggestedActions: { actions: [{ type: 'openUrl', title: 'Pay', value: 'https://pay.example/?access_token=AT1' }, { type: 'imBack', title: 'Hi', value: 'token=abc' }] } }).map((b) => b.value)).toEqual(['https://pay.example/?access_token=***', 'token=abc']);
+  });
+
   it('video, audio and animation cards: their media and image; receipt cards: item images and buttons', () => {
     expect(imagesOf(card('video', { title: 'How we bake', image: { url: 'https://cdn.example/thumb.jpg' }, media: [{ url: 'https://cdn.example/bake.mp4' }] })).map((i) => i.url))
       .toEqual(['https://cdn.example/thumb.jpg', 'https://cdn.example/bake.mp4']);
@@ -219,6 +230,45 @@ describe('clicks', () => {
     expect(buttonClickOf(execute, offered)).toBe('reorder');
     expect(buttonClickOf({ ...execute, value: { action: { type: 'Action.Execute', data: { x: 1 } } } }, undefined)).toBe('{"x":1}');
     expect(buttonClickOf({ type: 'invoke', name: 'adaptiveCard/action', value: { action: { type: 'Action.Execute' } } }, offered)).toBeUndefined();
+  });
+});
+
+describe('clicks on buttons without data, and Teams messageBack', () => {
+  const form = (actions: Record<string, unknown>[]) => buttonsOf(adaptive({ type: 'AdaptiveCard', version: '1.5', body: [{ type: 'Input.Text', id: 'note' }], actions }));
+
+  it('a form whose one Submit has no data: the submitted inputs are a click on that button', () => {
+    const offered = form([{ type: 'Action.Submit', title: 'Send' }, { type: 'Action.OpenUrl', title: 'Help', url: 'https://help.example/' }]);
+    expect(buttonClickOf({ type: 'message', value: { note: 'hello' } }, offered)).toBe('Send');
+    expect(buttonClickOf({ type: 'message', value: {} }, offered)).toBe('Send');
+    // data: {} is no data either: the button is known by its title.
+    expect(form([{ type: 'Action.Submit', title: 'Go', data: {} }])).toEqual([{ id: 'Go', label: 'Go', value: '' }]);
+    expect(buttonClickOf({ type: 'message', value: { note: 'x' } }, form([{ type: 'Action.Submit', title: 'Go', data: {} }]))).toBe('Go');
+  });
+
+  it('a button whose data the value holds wins over the button without data; two buttons without data cannot be told apart', () => {
+    const mixed = form([{ type: 'Action.Submit', title: 'Send' }, { type: 'Action.Submit', title: 'Cancel', data: { action: 'cancel' } }]);
+    expect(buttonClickOf({ type: 'message', value: { action: 'cancel', note: 'n' } }, mixed)).toBe('{"action":"cancel"}');
+    expect(buttonClickOf({ type: 'message', value: { note: 'n' } }, mixed)).toBe('Send');
+    const two = form([{ type: 'Action.Submit', title: 'Send' }, { type: 'Action.Submit', title: 'Save' }]);
+    expect(buttonClickOf({ type: 'message', value: { note: 'n' } }, two)).toBe('{"note":"n"}');
+  });
+
+  it('an Action.Execute without a verb: its invoke (data plus inputs) names the button whose data it holds, or the one without data', () => {
+    const invoke = (action: Record<string, unknown>) => ({ type: 'invoke', name: 'adaptiveCard/action', value: { action: { type: 'Action.Execute', ...action }, trigger: 'manual' } });
+    const offered = form([{ type: 'Action.Execute', title: 'Go', data: { id: 2 } }, { type: 'Action.Execute', title: 'Stop', data: { id: 3 } }]);
+    expect(buttonClickOf(invoke({ data: { id: 2, note: 'typed' } }), offered)).toBe('{"id":2}');
+    expect(buttonClickOf(invoke({ data: { id: 3 } }), offered)).toBe('{"id":3}');
+    expect(buttonClickOf(invoke({ data: { id: 4 } }), offered)).toBe('{"id":4}');
+    expect(buttonClickOf(invoke({ data: { note: 'typed' } }), form([{ type: 'Action.Execute', title: 'Run' }]))).toBe('Run');
+    // With a verb, the verb decides: data that holds another button's data does not.
+    expect(buttonClickOf(invoke({ verb: 'other', data: { id: 2 } }), offered)).toBe('other');
+  });
+
+  it("Teams' messageBack with more data beside msteams: its text names the button, not the extra value", () => {
+    const offered = form([{ type: 'Action.Submit', title: 'Go', data: { msteams: { type: 'messageBack', text: 'go3' }, extra: 'e' } }]);
+    expect(offered.map((b) => b.value)).toEqual(['go3']);
+    expect(buttonClickOf({ type: 'message', text: 'go3', value: { extra: 'e' } }, offered)).toBe('go3');
+    expect(buttonClickOf({ type: 'message', text: 'other', value: { extra: 'e' } }, offered)).toBe('{"extra":"e"}');
   });
 });
 
@@ -305,8 +355,10 @@ describe('buttons and clicks in detail', () => {
     expect(buttonClickOf({ type: 'message', text: 'Small' }, offered)).toBe('b2');
     expect(buttonClickOf({ type: 'message', text: 'Medium' }, offered)).toBeUndefined();
     expect(buttonClickOf({ type: 'message', text: '' }, [{ id: 'e', label: '', value: '' }])).toBeUndefined();
-    // An empty JSON object as a button's data matches nothing; data that is not JSON is not a submit.
-    expect(buttonClickOf({ type: 'message', value: { a: 1 } }, [{ id: 'empty', label: 'E', value: '{}' }, { id: 'bad', label: 'B', value: '{nope' }])).toBe('{"a":1}');
+    // An empty JSON object as a button's data is a button without data: the one such button offered
+    // is the click when no other button's data matches; data that is not JSON is not a submit.
+    expect(buttonClickOf({ type: 'message', value: { a: 1 } }, [{ id: 'empty', label: 'E', value: '{}' }, { id: 'bad', label: 'B', value: '{nope' }])).toBe('empty');
+    expect(buttonClickOf({ type: 'message', value: { a: 1 } }, [{ id: 'bad', label: 'B', value: '{nope' }])).toBe('{"a":1}');
     // Nested data is matched field by field.
     expect(buttonClickOf({ type: 'message', value: { order: { id: 7, size: 'L' }, note: 'x' } }, [{ id: 'deep', label: 'D', value: '{"order":{"id":7}}' }])).toBe('deep');
     expect(buttonClickOf({ type: 'message', value: { order: { id: 8 } } }, [{ id: 'deep', label: 'D', value: '{"order":{"id":7}}' }])).toBe('{"order":{"id":8}}');

@@ -371,11 +371,15 @@ describe('setIntent and setOutgoingIntent', () => {
   });
 });
 
-/** What `ConversationAnalysisClient.analyzeConversation` (@azure/ai-language-conversations) answers for a conversation project. */
-function cluResponse(query: string, intents: [string, number][], entities: { category: string; text: string }[] = []) {
+/**
+ * What `ConversationAnalysisClient.analyzeConversation` (@azure/ai-language-conversations, the
+ * JavaScript SDK the samples call) answers for a conversation project: its intents and entities
+ * carry `confidence`. The REST API and the C# SDK name the same field `confidenceScore`.
+ */
+function cluResponse(query: string, intents: [string, number][], entities: { category: string; text: string }[] = [], confidenceField: 'confidence' | 'confidenceScore' = 'confidence') {
   return {
     kind: 'ConversationResult',
-    result: { query, prediction: { projectKind: 'Conversation', topIntent: intents[0][0], intents: intents.map(([category, confidenceScore]) => ({ category, confidenceScore })), entities: entities.map((e) => ({ ...e, offset: query.indexOf(e.text), length: e.text.length, confidenceScore: 1 })) } },
+    result: { query, prediction: { projectKind: 'Conversation', topIntent: intents[0][0], intents: intents.map(([category, score]) => ({ category, [confidenceField]: score })), entities: entities.map((e) => ({ ...e, offset: query.indexOf(e.text), length: e.text.length, [confidenceField]: 1 })) } },
   };
 }
 
@@ -394,6 +398,27 @@ describe('recognizer traces', () => {
       { name: 'OrderPizza', inputs: [{ name: 'Size', value: 'large' }, { name: 'score', value: '0.91' }] },
       { name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'None' }, { name: 'score', value: '0.7' }] },
     ]);
+  });
+
+  it("reads the confidence by either name: the JavaScript SDK's confidence and the REST API's confidenceScore, so minIntentScore judges the real score", async () => {
+    const shapes = [cluResponse('a large pizza', [['OrderPizza', 0.93]], [], 'confidence'), cluResponse('a large pizza', [['OrderPizza', 0.93]], [], 'confidenceScore'), cluResponse('a large pizza', [['OrderPizza', 0.3]], [], 'confidence')];
+    const adapter = adapterWith(h, async (ctx) => {
+      await ctx.sendTraceActivity('CLU Recognizer', { response: shapes[Number(ctx.activity.text)] }, 'CLU Trace');
+      await ctx.sendActivity('ok');
+    }, { minIntentScore: 0.5 });
+    for (const index of shapes.keys()) await send(adapter, userMessage({ text: String(index) }));
+    expect((await h.records()).filter((r) => r.type === 'incoming').map((r) => r.body.intent)).toEqual([
+      { name: 'OrderPizza', inputs: [{ name: 'score', value: '0.93' }] },
+      { name: 'OrderPizza', inputs: [{ name: 'score', value: '0.93' }] },
+      { name: 'NotHandled', inputs: [{ name: 'topIntent', value: 'OrderPizza' }, { name: 'score', value: '0.3' }] },
+    ]);
+  });
+
+  it('an orchestration project routes by either confidence name when it has no topIntent', () => {
+    const nested = { query: 'q', prediction: { projectKind: 'Conversation', intents: [{ category: 'Pizza', confidence: 0.9 }], entities: [] } };
+    const faq = { targetProjectKind: 'QuestionAnswering', result: { answers: [] } };
+    expect(recognizerResultOfClu({ intents: { Faq: { ...faq, confidence: 0.2 }, Orders: { targetProjectKind: 'Conversation', confidence: 0.8, result: nested } } }).intents).toEqual({ Pizza: { score: 0.9 } });
+    expect(recognizerResultOfClu({ intents: { Faq: { ...faq, confidence: 0.9 }, Orders: { targetProjectKind: 'Conversation', confidence: 0.8, result: nested } } }).intents).toEqual({ Faq: { score: 0.9 }, Orders: { score: 0.8 } });
   });
 
   it('picks up the intent from other CLU trace shapes: the response unwrapped, a bare prediction, a RecognizerResult (the C# recognizer), an orchestration', async () => {

@@ -208,6 +208,16 @@ describe('messenger shapes', () => {
     expect(messengerOutgoing({ recipient: { id: 'psid' }, id: '', suggestedActions: { actions: [] }, channelData: { quick_replies: 'x', attachment: 'y' } } as never, { id: '' }, undefined)).toEqual({ json: { recipient: { id: 'psid' }, message: { text: '' } }, method: 'POST', responseBody: { recipient_id: 'psid' } });
   });
 
+  it("outgoing: a sticker and the Send API's fields the Facebook adapter copies from channelData are kept (sticker in the message, the others beside it)", () => {
+    const record = messengerOutgoing({ recipient: { id: 'psid' }, channelData: { sticker_id: 369239263222822, messaging_type: 'MESSAGE_TAG', tag: 'POST_PURCHASE_UPDATE', notification_type: 'SILENT_PUSH', persona_id: 'p-1', unknown_field: 'x' } } as never, { id: 'm_1' }, undefined);
+    expect(record.json).toEqual({
+      recipient: { id: 'psid' },
+      message: { text: '', sticker_id: 369239263222822 },
+      messaging_type: 'MESSAGE_TAG', tag: 'POST_PURCHASE_UPDATE', notification_type: 'SILENT_PUSH', persona_id: 'p-1',
+    });
+    expect(messengerOutgoing({ recipient: { id: 'psid' }, channelData: { sender_action: 'typing_on', sticker_id: { odd: 1 }, tag: 5 } } as never, undefined, undefined).json).toEqual({ recipient: { id: 'psid' }, message: { text: '' }, sender_action: 'typing_on' });
+  });
+
   it("outgoing uri: where the bot posted the reply, with the conversation and reply ids escaped, trailing slashes trimmed and secrets masked; none without serviceUrl or conversation", () => {
     expect(connectorUri({ serviceUrl: 'https://channel.example//', conversation: { id: 'a/b c' }, replyToId: 'r?1' })).toBe('https://channel.example/v3/conversations/a%2Fb%20c/activities/r%3F1');
     expect(connectorUri({ serviceUrl: 'https://user:pw@channel.example/', conversation: { id: 'c' } })).toBe('https://channel.example/v3/conversations/c/activities');
