@@ -29,8 +29,10 @@ export interface DeliverySettings extends RetrySettings {
 }
 
 export interface DeliveryHooks {
-  /** Removes secrets from text that came from outside (response bodies, network error messages). */
+  /** Removes secrets from text that came from outside (network error messages). */
   scrub(text: string): string;
+  /** The start of a response body, at most `maxChars` characters, with no secret in it, whole or in part (`excerpt` in redact.ts). */
+  excerpt(text: string, maxChars: number): string;
   /** Makes an error safe to keep as a cause (no URL, config or secrets). */
   safeCause(error: Error): Error;
   /** Called for each record given up, after its promise is rejected. */
@@ -57,6 +59,9 @@ interface FlushWaiter {
   remaining: number;
   resolve(): void;
 }
+
+/** How much of a refusal's answer its message shows. */
+const MAX_ANSWER_CHARS = 300;
 
 const HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
@@ -207,7 +212,7 @@ export class DeliveryQueue {
     } else {
       this.hooks.onAttempt?.(record, { status: response?.status, attempt: record.attempts });
       const status = response?.status;
-      const detail = response?.body ? `: ${this.hooks.scrub(response.body.slice(0, 300))}` : '';
+      const detail = response?.body ? `: ${this.hooks.excerpt(response.body, MAX_ANSWER_CHARS)}` : '';
       if (verdict === 'unauthorized') {
         this.giveUp(record, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). ${hintFor(record.url, status, undefined)}`);
       } else {

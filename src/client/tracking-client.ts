@@ -19,7 +19,7 @@ import { resolveOptions, type ResolvedOptions, type TrackingClientOptions } from
 import { handled, Intake } from './intake.js';
 import { UndeliveredStore } from './persistence.js';
 import { RecordBuilder } from './record-builder.js';
-import { KnownSecrets, redactJson, redactUrl, safeCause, scrub } from './redact.js';
+import { excerpt, KnownSecrets, redactJson, redactUrl, safeCause, scrub } from './redact.js';
 import { replaySaved, type Replay } from './replay.js';
 import { Reporter } from './reporter.js';
 import { shutdown } from './shutdown.js';
@@ -103,6 +103,7 @@ export class TrackingClient {
     });
     this.queue = new DeliveryQueue(this.transport, this.options, {
       scrub: (text) => scrub(text, this.secrets),
+      excerpt: (text, maxChars) => excerpt(text, maxChars, this.secrets),
       persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater({ platform: record.platform, type: record.type, body: record.text, origin: record.origin }, record.seq),
       safeCause: (error) => safeCause(error, this.secrets),
       onGiveUp: (error, record) => this.reporter.report(error, record.label),

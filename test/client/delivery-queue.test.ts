@@ -200,9 +200,9 @@ describe('what the delivery queue says of a record it gives up', () => {
     expect(error).toMatchObject({ reason: 'rejected', status: 422, attempts: 1 });
     expect(error.message.startsWith(`The tracking endpoint ${sink.url}/track refused the sms incoming record (HTTP 422); it is not retried: {"error":"bad record","echo":"***"}zzz`)).toBe(true);
     expect(error.message).not.toContain(KEY);
-    // Only the first 300 characters of the answer are quoted.
-    expect(error.message.match(/z+/)![0].length).toBe(300 - `{"error":"bad record","echo":"${KEY}"}`.length);
-    expect(error.message.endsWith('z.')).toBe(true);
+    // Only the first 300 characters of the answer, once masked, are quoted; … marks the cut.
+    expect(error.message.match(/z+/)![0].length).toBe(300 - '{"error":"bad record","echo":"***"}'.length);
+    expect(error.message.endsWith('z….')).toBe(true);
     expect(error.cause).toBeUndefined();
   });
 
@@ -342,7 +342,7 @@ describe('pending bodies', () => {
   });
 
   const settings = { maxQueueSize: 100, maxConcurrency: 4, requestTimeoutMs: 2_000, maxAttempts: 3, maxRetryDurationMs: 10_000, initialBackoffMs: 5, maxBackoffMs: 10, maxRetryAfterMs: 1_000 };
-  const hooks = { scrub: (text: string) => text, safeCause: (error: Error) => error, onGiveUp: () => undefined };
+  const hooks = { scrub: (text: string) => text, excerpt: (text: string) => text, safeCause: (error: Error) => error, onGiveUp: () => undefined };
   const target = () => ({ url: `${sink.url}/track?platform=sms&v=1&type=incoming&apiKey=${KEY}`, label: 'sms incoming', platform: 'sms' as const, type: 'incoming' as const });
 
   it('are held as UTF-8 bytes outside the heap while pending with the default transport, and given back once delivered', async () => {

@@ -6,7 +6,7 @@
 import util from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { TrackingClient, TrackingDeliveryError, type Transport } from '../../src/index.js';
-import { KnownSecrets, redactJson, redactUrl, safeCause, scrub } from '../../src/client/redact.js';
+import { excerpt, KnownSecrets, redactJson, redactUrl, safeCause, scrub } from '../../src/client/redact.js';
 
 describe('secret query parameters', () => {
   it('masks apiKey, api_key and access_token in a URL, in any case, up to the next parameter, fragment, space or quote', () => {
@@ -110,6 +110,30 @@ describe('the secrets one client knows', () => {
     expect(known.list).toEqual(['key-1', 'tok-1']);
     known.add('tok-2');
     expect(scrub('tok-2 tok-1', known)).toBe('*** ***');
+  });
+});
+
+describe('an excerpt of an echoed answer', () => {
+  it('masks secrets in the whole text before it cuts, so a secret across the cut is masked whole', () => {
+    expect(excerpt(`${'x'.repeat(8)}sk-live-123 more`, 10, ['sk-live-123'])).toBe('xxxxxxxx**…');
+  });
+
+  it('drops what its end holds of a secret the text was cut inside, down to part of one character\'s encoding', () => {
+    const secret = 'a/b é😀';
+    for (const cut of ['a', 'a/', 'a%2', 'a%2F', 'a\\/b', 'a\\u002', 'a/b+', 'a/b %C3', 'a/b%20%c3%a9', 'a/b é\ud83d', 'a/b é\\ud83d\\ude0', `a/b é${'😀'[0]}`]) {
+      expect(excerpt(`kept: ${cut}`, 100, [secret]), cut).toBe('kept: …');
+    }
+  });
+
+  it('drops even one character that could start a secret, keeps any other end, and marks nothing when nothing was left out', () => {
+    expect(excerpt('bad request: ab', 100, ['abc'])).toBe('bad request: …');
+    expect(excerpt('bad request: bc', 100, ['abc'])).toBe('bad request: bc');
+    expect(excerpt('{"error":"bad"}', 100, ['abc'])).toBe('{"error":"bad"}');
+  });
+
+  it('masks a secret JSON field whose value the cut left unfinished, whichever secret it holds', () => {
+    expect(excerpt('{"access_token":"EAAB-unknown-token', 100)).toBe('{"access_token":"***');
+    expect(excerpt('{"apiKey" : "k-\\', 100)).toBe('{"apiKey" : "***');
   });
 });
 

@@ -132,3 +132,58 @@ describe('a client whose endpoint echoes secrets back', () => {
     }
   });
 });
+
+/** Every run of `length` characters of `text`: what a partly shown secret would leave in the output. */
+function pieces(text: string, length: number): string[] {
+  return Array.from({ length: Math.max(0, text.length - length + 1) }, (_, i) => text.slice(i, i + length));
+}
+
+describe('an echoed answer cut to a short excerpt', () => {
+  const key = 'sk_live/Ab+Cd"ef gh-0123456789'; // 30 characters, some encoded differently by each form
+  const token = 'EAAG/page+tok"en 7-ZYWVUTSRQP';
+  const forms = (secret: string) => ({ raw: secret, percent: encodeURIComponent(secret), json: JSON.stringify(secret).slice(1, -1) });
+  const EXCERPT = 300; // how much of an answer a refusal's message shows
+
+  /** Logs one record on a client of its own (so its first warning is written), the endpoint answering 400 with `body`; returns all it showed. */
+  async function refusedWith(body: string): Promise<string> {
+    sink.behave(() => ({ status: 400, body }));
+    const { logger, lines } = collect();
+    const client = new TrackingClient({ apiKey: key, baseUrl: sink.url, logger, debug: true });
+    const record = { json: { recipient: { id: 'psid-1' }, message: { text: 'hi' } }, qs: { access_token: token }, uri: 'https://graph.example/me/messages' };
+    const error = await client.messenger.logOutgoing(record).then(
+      () => undefined,
+      (e: TrackingError) => e,
+    );
+    await client.close();
+    expect(error?.message).toContain('HTTP 400');
+    return everything(lines, error === undefined ? [] : [error]);
+  }
+
+  it('shows no 8 characters of the key or an access token, raw, percent-encoded or JSON-escaped, whichever character the cut falls on', async () => {
+    for (const secret of [key, token]) {
+      for (const [name, form] of Object.entries(forms(secret))) {
+        for (let before = 1; before < form.length; before++) {
+          // The secret starts `before` characters before the cut: the cut falls inside it.
+          const output = await refusedWith(`${'x'.repeat(EXCERPT - before)}${form} and more`);
+          for (const piece of [...pieces(form, 8), ...pieces(secret, 8)]) {
+            expect(output, `${name} form cut after ${before} characters`).not.toContain(piece);
+          }
+        }
+      }
+    }
+  });
+
+  it('shows none of a secret the transport cut off at the end of the body it keeps (2,048 characters), behind secrets masked before it', async () => {
+    // 66 keys in a row are masked to 198 characters: what the transport kept ends within the excerpt.
+    const masked = key.repeat(66);
+    for (const [name, form] of Object.entries(forms(token))) {
+      for (const before of [1, 5, 12, form.length - 1]) {
+        const output = await refusedWith(`${masked}${'x'.repeat(2048 - masked.length - before)}${form} and more`);
+        expect(output).toContain('***');
+        for (const piece of [...pieces(form, 8), ...pieces(token, 8), ...pieces(forms(key)[name as 'raw'], 8)]) {
+          expect(output, `${name} form cut after ${before} characters`).not.toContain(piece);
+        }
+      }
+    }
+  });
+});
