@@ -23,6 +23,19 @@ export function handled<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
+/**
+ * What a full queue's warning says, on every path a record can be refused by (a log call, the
+ * middleware's deferred task, a record handed on later): which endpoint is not keeping up, what
+ * became of `what` (a record, or `the sms incoming record`), and what to do. `canSave`: setting
+ * `persistDir` would have kept the record (it would not keep a deferred task's).
+ */
+export function queueFullMessage(maxQueueSize: number, url: string, what: string, fate: 'saved' | 'dropped', canSave: boolean): string {
+  const full = `The tracking queue is full (maxQueueSize ${maxQueueSize}): ${endpointOf(url)} is not taking records as fast as they are logged`;
+  if (fate === 'saved') return `${full}; ${what} was saved to persistDir and a client started with the same persistDir will send it.`;
+  const advice = canSave ? 'raise maxQueueSize, or set persistDir to keep such records' : 'or raise maxQueueSize';
+  return `${full}; ${what} was dropped. Check that the endpoint is up and reachable (TRACKING_BASE_URL), ${advice}.`;
+}
+
 /** A refusal shared by the records refused for the same reason within a second. */
 interface Refusal {
   error: TrackingDeliveryError;
@@ -71,11 +84,8 @@ export class Intake {
       if (persisted) this.parts.queue.counters.persisted++;
       else this.parts.queue.counters.dropped++;
       // The message is only written when an error is made (not for a refusal that is only counted).
-      const full = () => `The tracking queue is full (maxQueueSize ${this.parts.maxQueueSize}): ${endpointOf(target.url)} is not taking records as fast as they are logged`;
       const refusal = () =>
-        persisted
-          ? new TrackingDeliveryError('persisted', `${full()}; the ${target.label} record was saved to persistDir and a client started with the same persistDir will send it.`)
-          : new TrackingDeliveryError('queue-full', `${full()}; the ${target.label} record was dropped. Check that the endpoint is up and reachable (TRACKING_BASE_URL), raise maxQueueSize, or set persistDir to keep such records.`);
+        new TrackingDeliveryError(persisted ? 'persisted' : 'queue-full', queueFullMessage(this.parts.maxQueueSize, target.url, `the ${target.label} record`, persisted ? 'saved' : 'dropped', true));
       if (!withResult) {
         this.parts.reporter.reportLazily(persisted ? 'persisted' : 'queue-full', target.label, refusal);
         return undefined;
@@ -142,7 +152,7 @@ export class Intake {
     if (this.parts.queue.enqueue(record)) return;
     // Room was checked when the record was taken; should it be gone, the record is still not lost silently.
     this.countDropped();
-    const error = new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.parts.maxQueueSize}); the ${record.label} record was dropped.`);
+    const error = new TrackingDeliveryError('queue-full', queueFullMessage(this.parts.maxQueueSize, record.url, `the ${record.label} record`, 'dropped', true));
     record.reject(error);
     this.parts.reporter.report(error, record.label);
   }

@@ -86,7 +86,9 @@ export interface TrackingClientOptions {
   beforeSend?: (record: TrackedRecord) => TrackedRecord | null | void;
   /**
    * Called for every record refused or given up, with the error. Default: a warning through the
-   * logger, at most one line per reason every 10 s (with a count of the ones in between).
+   * logger, in full for the first of a run of identical failures (same reason, HTTP status and
+   * network error code), then counted: a `still failing: N more` line at most every 5 minutes, and
+   * a count when the run ends (5 minutes without such a failure) and at `close()`.
    */
   onError?: (error: TrackingError, record: { type: RecordType; platform: PlatformKind } | undefined) => void;
   /**

@@ -1,13 +1,15 @@
 /**
  * Where every refused or given-up record is reported: the user's `onError`, or else the logger.
  *
- * A run of identical failures (same reason, same HTTP status) is warned about once, in full; the
+ * A run of identical failures (same reason, same HTTP status, same network error code: a refused
+ * connection and a timeout are two causes, each warned) is warned about once, in full; the
  * ones after it are counted, and a short "still failing: N more" line sums them up at most every
  * `SUMMARY_INTERVAL_MS` (written when the next one comes, never by a timer), when the run ends, and
  * at close. A run ends when no such failure has come for `RUN_GAP_MS`: the next one is warned in
  * full again. A key the endpoint refuses (401/403) is an error, counted like the rest.
  */
 import type { PlatformKind, RecordType } from '../protocol/index.js';
+import { errorCode } from './diagnose.js';
 import { TrackingDeliveryError, type DeliveryFailureReason, type TrackingError } from './errors.js';
 import type { SafeLogger } from './logger.js';
 import type { TrackingClientOptions } from './options.js';
@@ -20,7 +22,7 @@ export const RUN_GAP_MS = 5 * 60_000;
 const MAX_RUNS = 100;
 
 interface Run {
-  /** What the summary lines call it: the reason, and the HTTP status if any. */
+  /** What the summary lines call it: the reason, and the HTTP status or network error code if any. */
   what: string;
   level: 'warn' | 'error';
   /** Failures counted since the last line written about this run. */
@@ -52,14 +54,16 @@ export class Reporter {
     }
     const delivery = error instanceof TrackingDeliveryError ? error : undefined;
     const reason = delivery?.reason ?? error.name;
-    const key = this.keyOf(reason, delivery?.status, delivery === undefined ? error.message : undefined);
+    const code = delivery === undefined ? undefined : errorCode(delivery.cause as Error | undefined);
+    const key = this.keyOf(reason, delivery?.status, code, delivery === undefined ? error.message : undefined);
     if (this.counted(key)) return;
     const now = this.now();
-    const what = delivery?.status === undefined ? reason : `${reason}, HTTP ${delivery.status}`;
+    const what = delivery?.status !== undefined ? `${reason}, HTTP ${delivery.status}` : code !== undefined ? `${reason}, ${code}` : reason;
     const level = reason === ('unauthorized' satisfies DeliveryFailureReason) ? 'error' : 'warn';
     this.runs.set(key, { what, level, count: 0, reportedAt: now, lastAt: now });
     const fields: Record<string, unknown> = { reason, record: label };
     if (delivery?.status !== undefined) fields.status = delivery.status;
+    if (code !== undefined) fields.code = code;
     this.log[level](fields, error.message);
   }
 
@@ -70,7 +74,7 @@ export class Reporter {
    */
   reportLazily(reason: DeliveryFailureReason, label: string, refusal: () => TrackingError): void {
     // With onError, no run is ever recorded: counted() is false, and the refusal is made and handed over.
-    if (this.counted(this.keyOf(reason, undefined, undefined))) return;
+    if (this.counted(this.keyOf(reason, undefined, undefined, undefined))) return;
     this.report(refusal(), label);
   }
 
@@ -116,10 +120,10 @@ export class Reporter {
     this.log[run.level]({ reason: run.what, count }, line);
   }
 
-  /** Identical failures share a key: a delivery failure by reason and status, any other error by its message. */
-  private keyOf(reason: string, status: number | undefined, message: string | undefined): string {
-    // Stryker disable next-line StringLiteral: the text for "no status" only has to differ from every status; any does
-    if (message === undefined) return `${reason}:${status ?? ''}`;
+  /** Identical failures share a key: a delivery failure by reason, status and network error code, any other error by its message. */
+  private keyOf(reason: string, status: number | undefined, code: string | undefined, message: string | undefined): string {
+    // Stryker disable next-line StringLiteral: the text for "no status" or "no code" only has to differ from every status and code; any does
+    if (message === undefined) return `${reason}:${status ?? ''}:${code ?? ''}`;
     const key = `${reason}:${message.slice(0, 300)}`;
     return this.runs.has(key) || this.runs.size < MAX_RUNS ? key : reason;
   }

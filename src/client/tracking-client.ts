@@ -11,12 +11,12 @@ import { defaultEventPlatform, platformValue, PLATFORM_KINDS, type PlatformKind,
 import type { CloseResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
 import { DeliveryQueue, type SkippedResult, type TrackResult } from './delivery-queue.js';
 import { DeferredTasks } from './deferred.js';
-import { endpointOf, proxyNote } from './diagnose.js';
+import { proxyNote } from './diagnose.js';
 import { TrackingDeliveryError, TrackingError, TrackingValidationError } from './errors.js';
 import { exitGuard } from './exit-guard.js';
 import { SafeLogger, stderrLogger, silentLogger } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type TrackingClientOptions } from './options.js';
-import { handled, Intake } from './intake.js';
+import { handled, Intake, queueFullMessage } from './intake.js';
 import { UndeliveredStore } from './persistence.js';
 import { RecordBuilder } from './record-builder.js';
 import { excerpt, KnownSecrets, redactJson, redactUrl, safeCause, scrub } from './redact.js';
@@ -224,7 +224,7 @@ export class TrackingClient {
     }
     if (this.deferred.length + this.queue.size >= this.options.maxQueueSize) {
       this.intake.countDropped();
-      this.reporter.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', `The tracking queue is full (maxQueueSize ${this.options.maxQueueSize}): ${endpointOf(this.options.baseUrl + '/track')} is not taking records as fast as they are logged; a record was dropped.`));
+      this.reporter.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', queueFullMessage(this.options.maxQueueSize, `${this.options.baseUrl}/track`, 'a record', 'dropped', false)));
       return;
     }
     this.deferred.push(task);

@@ -68,7 +68,7 @@ describe('stats()', () => {
 });
 
 describe('defer() at a full queue', () => {
-  it('counts pending deferred tasks against maxQueueSize: past it, a task is dropped, counted and reported naming the endpoint', async () => {
+  it('counts pending deferred tasks against maxQueueSize: past it, a task is dropped, counted and reported naming the endpoint and what to do', async () => {
     const errors: TrackingError[] = [];
     const c = client({ maxQueueSize: 3, onError: (e) => errors.push(e) });
     const ran: number[] = [];
@@ -77,7 +77,9 @@ describe('defer() at a full queue', () => {
     expect(errors).toHaveLength(2);
     expect(errors[0]).toBeInstanceOf(TrackingDeliveryError);
     expect(errors[0]).toMatchObject({ reason: 'queue-full' });
-    expect(errors[0].message).toBe(`The tracking queue is full (maxQueueSize 3): ${sink.url}/track is not taking records as fast as they are logged; a record was dropped.`);
+    expect(errors[0].message).toBe(
+      `The tracking queue is full (maxQueueSize 3): ${sink.url}/track is not taking records as fast as they are logged; a record was dropped. Check that the endpoint is up and reachable (TRACKING_BASE_URL), or raise maxQueueSize.`,
+    );
     await c.flush();
     expect(ran).toEqual([0, 1, 2]);
   });

@@ -77,6 +77,25 @@ describe('what a warning says', () => {
     await c.close();
   });
 
+  it('a full queue on the middleware path (a deferred record): the same endpoint and the same advice as a log call', async () => {
+    sink.behave(() => ({ delayMs: 200 }));
+    const lines: Line[] = [];
+    const c = client({ maxQueueSize: 1, logger: capturingLogger(lines) });
+    const kept = c.sms.logIncoming({ text: 'one', userId: 'u' });
+    c.defer(() => undefined);
+    const direct = await failure(c.sms.logIncoming({ text: 'two', userId: 'u' }));
+    const deferred = lines.find((l) => l.fields.record === 'deferred');
+    expect(deferred?.message).toBe(
+      `The tracking queue is full (maxQueueSize 1): ${sink.url}/track is not taking records as fast as they are logged; a record was dropped. Check that the endpoint is up and reachable (TRACKING_BASE_URL), or raise maxQueueSize.`,
+    );
+    // One source for the words: the log call's warning says the same, and adds persistDir, which keeps what it refuses.
+    expect(direct.message).toBe(
+      `The tracking queue is full (maxQueueSize 1): ${sink.url}/track is not taking records as fast as they are logged; the sms incoming record was dropped. Check that the endpoint is up and reachable (TRACKING_BASE_URL), raise maxQueueSize, or set persistDir to keep such records.`,
+    );
+    await kept;
+    await c.close();
+  });
+
   it('429: says the client slows down and what to do if it keeps happening', async () => {
     sink.behave(() => ({ status: 429 }));
     const c = client({ maxAttempts: 2 });
@@ -149,6 +168,28 @@ describe('a run of identical failures', () => {
     vi.setSystemTime(6 * 60_000);
     r.report(outage(), 'sms incoming');
     expect(lines.map((l) => l.message.slice(0, 40))).toEqual([outage().message.slice(0, 40), '2 more records were refused or given up ', outage().message.slice(0, 40)]);
+  });
+
+  it('a new cause without an HTTP status is a new run: a refused connection, then a timeout, are each warned in full, and the timeouts after are counted', async () => {
+    const port = await closedPort();
+    const lines: Line[] = [];
+    const c = client({ baseUrl: `http://127.0.0.1:${port}`, maxAttempts: 1, requestTimeoutMs: 150, logger: capturingLogger(lines) });
+    await c.sms.logIncoming({ text: 'refused', userId: 'u' }).catch(() => undefined);
+    // The endpoint comes up at that address but never answers.
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    try {
+      for (let i = 0; i < 3; i++) await c.sms.logIncoming({ text: `timed out ${i}`, userId: 'u' }).catch(() => undefined);
+      await c.close(500);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+    const warnings = lines.filter((l) => l.level === 'warn');
+    expect(warnings.map((l) => l.fields.code)).toEqual(['ECONNREFUSED', 'ETIMEDOUT', undefined]);
+    expect(warnings[0].message).toContain(`Nothing is listening at http://127.0.0.1:${port}/track`);
+    expect(warnings[1].message).toContain(`http://127.0.0.1:${port}/track did not answer in time (requestTimeoutMs)`);
+    expect(warnings[2].message).toBe('2 more records were refused or given up (retries-exhausted, ETIMEDOUT) since the last report');
   });
 
   it('401s: the key problem is an error said once, and the records after it are counted, not silently dropped from the report', async () => {
