@@ -43,6 +43,15 @@ export class RequestLog {
     });
   }
 
+  /**
+   * Counts and logs a request Node answered before it reached a route (a request that is not valid
+   * HTTP, headers too large, a body that stopped arriving): no method or path can be trusted there.
+   */
+  refusedConnection(status: number, reason: string, remoteAddress: string | undefined): void {
+    this.counts.refused.set(status, (this.counts.refused.get(status) ?? 0) + 1);
+    this.log(`tracking endpoint: refused a request with ${status} from ${remoteAddress ?? 'an unknown address'}: ${reason}`);
+  }
+
   /** Logs what happened since the last summary, if anything did. */
   summarise(): void {
     const { accepted, refused } = this.counts;

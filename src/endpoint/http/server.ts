@@ -15,8 +15,11 @@ function clientErrorAnswer(code: string | undefined): [number, string] {
   return [400, 'The request is not valid HTTP.'];
 }
 
-/** Answers a request Node could not parse (or that timed out) with a JSON body, then closes the connection. */
-function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+/**
+ * Answers a request Node could not parse (or that timed out) with a JSON body, then closes the
+ * connection; `refused` hears of each answer sent (for the request log).
+ */
+function onClientError(error: NodeJS.ErrnoException, socket: Duplex, refused: (status: number, reason: string, remoteAddress: string | undefined) => void): void {
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: a reset or unwritable socket cannot carry an answer; writing one anyway fails silently (Node put a no-op error listener on it before this event) and end()'s callback destroys it
   const gone = error.code === 'ECONNRESET' || !socket.writable;
@@ -25,6 +28,7 @@ function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const [status, message] = clientErrorAnswer(error.code);
+  refused(status, message, (socket as Duplex & { remoteAddress?: string }).remoteAddress);
   const body = JSON.stringify({ ok: false, error: message });
   const head = `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
   // Stryker disable next-line ArrowFunction: the answer is sent and the connection half-closed either way; destroying it here only frees it before the fallback below, and a client that writes more is cut at once by the parser's error either way
@@ -57,7 +61,7 @@ export function createEndpointServer(routes: ReadonlyMap<string, Route>, context
   );
   server.keepAliveTimeout = keepAliveTimeoutMs;
   server.timeout = socketIdleTimeoutMs(context.options);
-  server.on('clientError', onClientError);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => onClientError(error, socket, (status, reason, address) => context.requests.refusedConnection(status, reason, address)));
   return server;
 }
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TrackingEndpoint } from '../../../src/endpoint/index.js';
 import { RequestLog } from '../../../src/endpoint/http/request-log.js';
 import { sendError } from '../../../src/endpoint/http/respond.js';
-import { KEY, Q, message, request, start, track } from '../helpers.js';
+import { KEY, Q, connect, message, readUntilClose, request, start, track } from '../helpers.js';
 
 let endpoint: TrackingEndpoint | undefined;
 let log: string[] = [];
@@ -58,6 +58,29 @@ describe('each refused request', () => {
     await track(ep, Q.universalIn, message('u1', 'hi'));
     await request(ep, '/api/summary');
     expect(log).toEqual([]);
+  });
+});
+
+describe('a request Node answers before any route', () => {
+  it('is logged and counted too: not valid HTTP (400), headers too large (431), a body that stops arriving (408)', async () => {
+    const ep = await begin({ requestTimeoutMs: 300, headersTimeoutMs: 300 });
+    const sendRaw = async (text: string) => {
+      const socket = await connect(ep);
+      socket.write(text);
+      await readUntilClose(socket, 10_000);
+      socket.destroy();
+    };
+    await sendRaw('HELLO THERE\r\n\r\n');
+    await sendRaw(`GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    await sendRaw(`POST /track?${new URLSearchParams(Q.universalIn)} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"te`);
+    await ep.close();
+    expect(log.filter((line) => !summaries().includes(line))).toEqual([
+      'tracking endpoint: refused a request with 400 from 127.0.0.1: The request is not valid HTTP.',
+      'tracking endpoint: refused a request with 431 from 127.0.0.1: The request headers are too large.',
+      'tracking endpoint: refused a request with 408 from 127.0.0.1: The request took too long to arrive; the connection is closed. Send the whole request at once.',
+    ]);
+    expect(summaries()).toEqual(['tracking endpoint: 0 records accepted, 3 requests refused (400: 1, 408: 1, 431: 1); records kept in sqlite (:memory:).']);
+    expect(log.join('\n')).not.toContain(KEY);
   });
 });
 
