@@ -124,7 +124,8 @@ export interface RenderSummaryOptions {
 }
 
 /**
- * The summary as text: totals, then counts by type, platform, intent and event type, and revenue.
+ * The summary as text: totals, then counts by type, platform, intent and event type, and revenue
+ * per currency (amounts in different currencies are never added; `unknown` for events that name none).
  */
 export function renderSummary(summary: TrackingSummary, options: RenderSummaryOptions = {}): string {
   return [
@@ -133,6 +134,12 @@ export function renderSummary(summary: TrackingSummary, options: RenderSummaryOp
     `  by platform:  ${counts(summary.byPlatform)}`,
     `  by intent:    ${counts(summary.byIntent)}`,
     `  events:       ${counts(summary.byEventType)}`,
-    `  revenue:      ${summary.revenue.total} from ${plural(summary.revenue.count, 'revenue event')}`,
+    `  revenue:      ${revenue(summary.revenue)}`,
   ].join('\n');
+}
+
+/** Revenue per currency, never added across currencies: `EUR 20, USD 15.5, unknown 7 from 3 revenue events`; `-` when there is none. */
+function revenue({ count, byCurrency }: TrackingSummary['revenue']): string {
+  const sums = Object.entries(byCurrency).map(([currency, sum]) => `${currency} ${sum}`);
+  return count === 0 && sums.length === 0 ? '-' : `${sums.join(', ') || '0'} from ${plural(count, 'revenue event')}`;
 }

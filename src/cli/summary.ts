@@ -13,8 +13,9 @@ function add(counts: Record<string, number>, key: string, n = 1): void {
  * it gave), messages and events, users (scripted records, which name none, are not one) and
  * conversations; records by type, platform (`(none)` for the scripted form) and channel (an event
  * takes its conversation's, else its user's, as the endpoint stores it), messages by intent, events
- * by type and by name, revenue (sum rounded to 6 decimals, count, and sums per currency), and the
- * times of the first and latest entries. Pure; never throws.
+ * by type and by name, revenue (count, and sums per currency rounded to 6 decimals, `unknown` for
+ * events that name none; `total` only when there is one currency, else `null`), and the times of the
+ * first and latest entries. Pure; never throws.
  */
 export function summarizeEntries(entries: readonly TranscriptEntry[]): TrackingSummary {
   const summary: TrackingSummary = {
@@ -69,8 +70,9 @@ export function summarizeEntries(entries: readonly TranscriptEntry[]): TrackingS
   summary.records = records.size;
   summary.users = users.size;
   summary.conversations = conversations.size;
-  summary.revenue.total = Math.round(revenue * 1e6) / 1e6;
   for (const [currency, sum] of Object.entries(byCurrency).sort(([a], [b]) => (a < b ? -1 : 1))) summary.revenue.byCurrency[currency] = Math.round(sum * 1e6) / 1e6;
+  // Amounts in different currencies are never added.
+  summary.revenue.total = Object.keys(byCurrency).length > 1 ? null : Math.round(revenue * 1e6) / 1e6;
   if (Number.isFinite(first)) summary.firstAt = new Date(first).toISOString();
   if (Number.isFinite(last)) summary.lastAt = new Date(last).toISOString();
   return summary;

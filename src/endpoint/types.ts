@@ -174,11 +174,12 @@ export interface TrackingSummary {
   /** Records by Bot Framework channel (`webchat`, `msteams`…); records without one are not counted here. */
   byChannel: Record<string, number>;
   /**
-   * Revenue events: their number, the sum of their `amount` per currency (`byCurrency`; `unknown`
-   * for events that name none), and `total`, the sum over every currency (only meaningful when
-   * there is one).
+   * Revenue events: their number, and the sum of their `amount` per currency (`byCurrency`, keyed by
+   * ISO 4217 code; `unknown` for events that name none). Amounts in different currencies are never
+   * added: `total` is the sum when every revenue event is in one currency (or there are none: 0),
+   * and `null` when they are in several (read `byCurrency`).
    */
-  revenue: { total: number; count: number; byCurrency: Record<string, number> };
+  revenue: { total: number | null; count: number; byCurrency: Record<string, number> };
   /** `receivedAt` of the first and latest records; `null` when nothing is stored. */
   firstAt: string | null;
   lastAt: string | null;

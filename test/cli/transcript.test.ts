@@ -30,7 +30,7 @@ describe('transcript', () => {
     expect(out).toContain('Transcript of user bob (universal)');
     expect(out).toContain('Summary: 5 records, 4 messages, 1 event, 2 users, 3 conversations');
     expect(out).toContain('by intent:    order 1');
-    expect(out).toContain('revenue:      12.5 from 1 revenue event');
+    expect(out).toContain('revenue:      unknown 12.5 from 1 revenue event');
     expect(out.indexOf('I want a pizza')).toBeLessThan(out.indexOf('Which crust?'));
   });
 
@@ -45,7 +45,7 @@ describe('transcript', () => {
     const ann = await runCli(['transcript', '--url', endpoint.url, '--user', 'ann']);
     expect(ann.stdout).toContain('Summary of Ann Smith (user ann): 4 records, 3 messages, 1 event, 1 user, 2 conversations');
     expect(ann.stdout).toContain('by type:      incoming 2, outgoing 1, event 1');
-    expect(ann.stdout).toContain('revenue:      12.5 from 1 revenue event');
+    expect(ann.stdout).toContain('revenue:      unknown 12.5 from 1 revenue event');
     expect(ann.stdout).not.toContain('survey');
   });
 
@@ -112,6 +112,34 @@ describe('transcript of a group conversation', () => {
     } finally {
       await group.close();
     }
+  });
+});
+
+describe('revenue in several currencies', () => {
+  it('is totalled per currency, never added across currencies, in the summary of everything and of one user', async () => {
+    const shop = await start();
+    try {
+      await track(shop, Q.dmEvent, { name: 'purchase', type: 'revenueEvent', userId: 'eva', amount: 20, metadata: { currency: 'EUR' } });
+      await track(shop, Q.dmEvent, { name: 'purchase', type: 'revenueEvent', userId: 'eva', amount: 15.5, metadata: { currency: 'USD' } });
+      await track(shop, Q.dmEvent, { name: 'purchase', type: 'revenueEvent', userId: 'eva', amount: 7 });
+      const all = await runCli(['transcript', '--url', shop.url]);
+      expect(all.code).toBe(0);
+      expect(all.stdout).toContain('revenue:      EUR 20, USD 15.5, unknown 7 from 3 revenue events');
+      expect(all.stdout).not.toContain('42.5');
+      const eva = await runCli(['transcript', '--url', shop.url, '--user', 'eva', '--json']);
+      expect(JSON.parse(eva.stdout).summary.revenue).toEqual({ total: null, count: 3, byCurrency: { EUR: 20, USD: 15.5, unknown: 7 } });
+    } finally {
+      await shop.close();
+    }
+  });
+
+  it('renders one currency with its code, and no revenue as a dash', () => {
+    const summary = (revenue: TrackingSummary['revenue']): TrackingSummary => ({
+      records: 0, messages: 0, events: 0, users: 0, conversations: 0, byType: {}, byPlatform: {}, byIntent: {}, byEventType: {}, byEventName: {}, byChannel: {},
+      revenue, firstAt: null, lastAt: null,
+    });
+    expect(renderSummary(summary({ total: 31.5, count: 3, byCurrency: { EUR: 31.5 } }))).toContain('revenue:      EUR 31.5 from 3 revenue events');
+    expect(renderSummary(summary({ total: 0, count: 0, byCurrency: {} }))).toContain('revenue:      -');
   });
 });
 

@@ -84,18 +84,33 @@ export async function handleTranscript(_req: IncomingMessage, res: ServerRespons
   }));
 }
 
-/** `GET /api/summary?…`: counts by type, platform, intent and event type; revenue totals; narrowed by the filter. */
+/**
+ * The summary with revenue per currency only: amounts in different currencies are never added, so
+ * `total` is `null` when there are several.
+ */
+function perCurrency(summary: TrackingSummary): TrackingSummary {
+  if (Object.keys(summary.revenue.byCurrency).length <= 1) return summary;
+  return { ...summary, revenue: { ...summary.revenue, total: null } };
+}
+
+/**
+ * `GET /api/summary?…`: counts by type, platform, channel, intent, event type and event name;
+ * revenue per currency; narrowed by the filter. As CSV, every figure the JSON holds, one a line:
+ * `figure,name,value` (`by intent,Greet,13`; `revenue,EUR,70`).
+ */
 export async function handleSummary(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
   const parsed = filterParams(query, keys);
   if (!parsed.ok) return badFilter(res, parsed.problems);
-  const body: TrackingSummary = await summarise(store, parsed.filter);
+  const body: TrackingSummary = perCurrency(await summarise(store, parsed.filter));
+  const each = (figure: string, counts: Record<string, number>) => Object.entries(counts).map(([name, n]) => [figure, name, n]);
   sendView(res, query, 'summary', body, () => ({
-    columns: ['figure', 'value'],
+    columns: ['figure', 'name', 'value'],
     rows: [
-      ['records', body.records], ['messages', body.messages], ['events', body.events], ['users', body.users], ['conversations', body.conversations],
-      ['revenue', body.revenue.total], ['revenue events', body.revenue.count], ['first', body.firstAt], ['last', body.lastAt],
-      ...Object.entries(body.byIntent).map(([name, n]) => [`intent ${name}`, n]),
-      ...Object.entries(body.byPlatform).map(([name, n]) => [`platform ${name}`, n]),
+      ['records', '', body.records], ['messages', '', body.messages], ['events', '', body.events], ['users', '', body.users], ['conversations', '', body.conversations],
+      ['first', '', body.firstAt], ['last', '', body.lastAt],
+      ...each('by type', body.byType), ...each('by platform', body.byPlatform), ...each('by channel', body.byChannel), ...each('by intent', body.byIntent),
+      ...each('by event type', body.byEventType), ...each('by event name', body.byEventName),
+      ['revenue events', '', body.revenue.count], ...each('revenue', body.revenue.byCurrency),
     ],
   }));
 }

@@ -23,7 +23,7 @@ const INDEX = {
     'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
     'GET /api/record?seq=N': 'one stored record as received, platformJson included',
-    'GET /api/summary': 'counts by type, platform, intent and event type; revenue totals (and the filter)',
+    'GET /api/summary': 'counts by type, platform, channel, intent and event; revenue per currency (and the filter)',
     'GET /api/timeseries': 'messages in and out, events, NotHandled and revenue per bucket (?bucket=auto|minute|hour|day, ?limit=N, and the filter)',
     'GET /api/intents': 'messages per intent, most used first; incoming and NotHandled totals (?limit=N, and the filter)',
     'GET /api/bots': 'the bots that sent records, with the names given to their keys',

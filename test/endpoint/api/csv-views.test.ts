@@ -176,13 +176,18 @@ describe('the lists, the summary and the charts as CSV', () => {
     expect(group.lines[2].replace(/,\d+$/, ',SEQ')).toBe('2026-10-10T10:02:00.000Z,outgoing,g1,,group-1,"Pick a crust, ""thin"" or deep",,Thin | Deep,,https://img/a.png https://img/b.png,,,,universal,,SEQ');
   });
 
-  it('summary: one figure a line, then each intent and each platform', async () => {
+  it('summary: every figure the JSON holds, one a line, with revenue per currency (EUR 70 and USD 12 never added)', async () => {
     const { file, lines } = await csv('/api/summary?bot=pizza');
     expect(file).toBe('summary.csv');
     expect(lines).toEqual([
-      'figure,value', 'records,64', 'messages,52', 'events,12', 'users,7', 'conversations,12', 'revenue,82', 'revenue events,8',
-      'first,2026-09-07T09:00:00.000Z', 'last,2026-09-28T10:04:00.000Z', 'intent Greet,13', 'intent NotHandled,5', 'intent OrderPizza,8', 'platform twitter,64',
+      'figure,name,value', 'records,,64', 'messages,,52', 'events,,12', 'users,,7', 'conversations,,12',
+      'first,,2026-09-07T09:00:00.000Z', 'last,,2026-09-28T10:04:00.000Z',
+      'by type,event,12', 'by type,incoming,26', 'by type,outgoing,26', 'by platform,twitter,64', 'by channel,msteams,4', 'by channel,webchat,60',
+      'by intent,Greet,13', 'by intent,NotHandled,5', 'by intent,OrderPizza,8',
+      'by event type,customEvent,4', 'by event type,revenueEvent,8', 'by event name,feedback,4', 'by event name,purchase,8',
+      'revenue events,,8', 'revenue,EUR,70', 'revenue,USD,12',
     ]);
+    expect(lines.join('\n')).not.toContain('82');
   });
 
   it('timeseries: each bucket\'s messages in and out, events, NotHandled and revenue, in a file named for the bucket', async () => {

@@ -143,6 +143,20 @@ describe('GET /api/summary', () => {
   });
 });
 
+describe('GET /api/summary with revenue in several currencies', () => {
+  it('totals revenue per currency and never adds different currencies: total is null, byCurrency holds each', async () => {
+    const shop = await start();
+    try {
+      await track(shop, Q.dmEvent, { name: 'purchase', type: 'revenueEvent', userId: 'eva', amount: 20, metadata: { currency: 'EUR' } });
+      await track(shop, Q.dmEvent, { name: 'purchase', type: 'revenueEvent', userId: 'eva', amount: 15.5, metadata: { currency: 'USD' } });
+      await track(shop, Q.dmEvent, { name: 'purchase', type: 'revenueEvent', userId: 'eva', amount: 7 });
+      expect((await request(shop, '/api/summary')).body.revenue).toEqual({ total: null, count: 3, byCurrency: { EUR: 20, USD: 15.5, unknown: 7 } });
+    } finally {
+      await shop.close();
+    }
+  });
+});
+
 describe('read access', () => {
   it('needs no key on loopback', async () => {
     expect((await request(endpoint, '/api/summary')).status).toBe(200);
