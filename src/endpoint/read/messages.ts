@@ -1,0 +1,43 @@
+/**
+ * What users say and click: top messages (grouped by normalised text), what the bot did not
+ * understand (NotHandled), and clicked buttons; from the message and click counts the store keeps.
+ */
+import type { RecordStore } from '../store/store.js';
+import { DAY, NOT_HANDLED_INTENT, type ReadFilter } from './filter.js';
+import { byDimensions, byRange, round } from './periods.js';
+import type { ButtonsResponse, MessagesResponse } from '../types.js';
+
+/**
+ * What users said most (grouped by normalised text), or only what was marked `NotHandled`: from
+ * the all-time totals when no range is asked, else from the per-day counts.
+ */
+export async function topMessages(store: RecordStore, filter: ReadFilter, limit: number, unhandled: boolean): Promise<MessagesResponse> {
+  const open = filter.from === undefined && filter.to === undefined;
+  const base = () => (open
+    ? byDimensions(store.db.selectFrom('message_totals as m'), filter, 'm')
+    : byRange(byDimensions(store.db.selectFrom('daily_messages as m'), filter, 'm'), filter, 'm.day', DAY))
+    .$if(unhandled, (q: any) => q.where('m.intent', '=', NOT_HANDLED_INTENT));
+  const [total, rows] = await Promise.all([
+    base().select((eb: any) => eb.fn.sum('m.count').as('n')).executeTakeFirstOrThrow(),
+    base().select(['m.text_key', (eb: any) => eb.fn.max('m.text').as('text'), (eb: any) => eb.fn.sum('m.count').as('n'), (eb: any) => eb.fn.max('m.intent').as('intent')])
+      .groupBy('m.text_key').orderBy('n', 'desc').orderBy('m.text_key').limit(limit).execute(),
+  ]) as unknown as [{ n: unknown }, { text_key: string; text: unknown; n: unknown; intent: unknown }[]];
+  const all = Number(total.n ?? 0);
+  const byCount = (a: { n: unknown; text_key: string }, b: { n: unknown; text_key: string }) => Number(b.n) - Number(a.n) || (a.text_key < b.text_key ? -1 : a.text_key > b.text_key ? 1 : 0);
+  return {
+    total: all,
+    messages: rows.sort(byCount).map((row) => ({ text: String(row.text), key: row.text_key, count: Number(row.n), share: all === 0 ? 0 : round(Number(row.n) / all), intent: row.intent ? String(row.intent) : null })),
+  };
+}
+
+/** The buttons users clicked, most clicked first, with what the user's message said with the click (from the per-day click counts). */
+export async function clickedButtons(store: RecordStore, filter: ReadFilter, limit: number): Promise<ButtonsResponse> {
+  const base = () => byRange(byDimensions(store.db.selectFrom('daily_clicks as c'), filter, 'c'), filter, 'c.day', DAY);
+  const [total, rows] = await Promise.all([
+    base().select((eb) => eb.fn.sum<number>('c.clicks').as('n')).executeTakeFirstOrThrow(),
+    base().select(['c.button', (eb) => eb.fn.sum<number>('c.clicks').as('n'), (eb) => eb.fn.max('c.label').as('label')])
+      .groupBy('c.button').orderBy('n', 'desc').orderBy('c.button').limit(limit).execute(),
+  ]);
+  const byClicks = (a: { n: unknown; button: string }, b: { n: unknown; button: string }) => Number(b.n) - Number(a.n) || (a.button < b.button ? -1 : a.button > b.button ? 1 : 0);
+  return { total: Number(total.n ?? 0), buttons: rows.sort(byClicks).map((row) => ({ button: row.button, label: row.label ? String(row.label) : null, clicks: Number(row.n) })) };
+}
