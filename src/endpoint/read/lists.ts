@@ -6,6 +6,7 @@ import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { recordOf, type RecordStore } from '../store/store.js';
 import { transcriptEntries } from '../store/entries.js';
+import { containsIgnoringCase } from './fold.js';
 import { DAY, orNull, storedPlatform, type ReadFilter } from './filter.js';
 import type { ConversationSummary, ConversationsResponse, TranscriptEntry, UserSummary, UsersResponse } from '../types.js';
 
@@ -161,15 +162,14 @@ export const MAX_SEARCH_RESULTS = 200;
  * with its bot, so the page can open the conversation around it.
  */
 export async function search(store: RecordStore, filter: ReadFilter, terms: { text?: string; user?: string }, limit: number): Promise<{ results: (TranscriptEntry & { bot: string })[]; more: boolean }> {
-  const { contains } = store.dialect;
   const rows = await store.db.selectFrom('entries as e')
     .$if(filter.bot !== undefined, (q) => q.where('e.bot', '=', filter.bot!))
     .$if(filter.platform !== undefined, (q) => q.where('e.platform', '=', storedPlatform(filter.platform!)))
     .$if(filter.channel !== undefined, (q) => q.where('e.channel', '=', filter.channel!))
     .$if(filter.from !== undefined, (q) => q.where('e.occurred_at', '>=', filter.from!))
     .$if(filter.to !== undefined, (q) => q.where('e.occurred_at', '<', filter.to!))
-    .$if(terms.text !== undefined, (q) => q.where(contains(sql.ref('e.text'), terms.text!)))
-    .$if(terms.user !== undefined, (q) => q.where((eb) => eb.or([eb('e.user_id', '=', terms.user!), contains(sql.ref('e.user_name'), terms.user!)])))
+    .$if(terms.text !== undefined, (q) => q.where(containsIgnoringCase(sql.ref('e.text'), terms.text!)))
+    .$if(terms.user !== undefined, (q) => q.where((eb) => eb.or([eb('e.user_id', '=', terms.user!), containsIgnoringCase(sql.ref('e.user_name'), terms.user!)])))
     .select(['e.seq', 'e.idx', 'e.bot']).orderBy('e.seq', 'desc').orderBy('e.idx', 'desc').limit(limit + 1).execute();
   const more = rows.length > limit;
   const keys = rows.slice(0, limit);
