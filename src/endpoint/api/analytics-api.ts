@@ -36,14 +36,26 @@ export async function handleTimeseries(_req: IncomingMessage, res: ServerRespons
   }));
 }
 
-/** `GET /api/intents?limit=N&…filter`: intents most used first (default 20), with incoming and outgoing counts; incoming and `NotHandled` totals. */
+/**
+ * `GET /api/intents?limit=N&…filter`: intents most used first (default 20), with incoming and
+ * outgoing counts; incoming and `NotHandled` totals. CSV tables: `intents` (the default) and `summary`.
+ */
 export async function handleIntents(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
   const limit = limitParam(query, 20);
   if (limit === undefined) return badLimit(res);
   const parsed = filterParams(query, keys);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body: IntentsResponse = await intentStats(store, limit, parsed.filter);
-  sendView(res, query, 'intents', body, () => ({ columns: ['intent', 'incoming', 'outgoing', 'confidence'], rows: body.intents.map((i) => [i.name, i.incoming, i.outgoing, i.confidence]) }));
+  sendView(res, query, 'intents', body, {
+    intents: () => ({ columns: ['intent', 'incoming', 'outgoing', 'confidence'], rows: body.intents.map((i) => [i.name, i.incoming, i.outgoing, i.confidence]) }),
+    summary: () => ({
+      columns: ['figure', 'value'],
+      rows: [
+        ['incoming messages', body.incomingMessages], ['not handled', body.notHandled],
+        ['not handled share', body.incomingMessages === 0 ? 0 : Math.round((body.notHandled / body.incomingMessages) * 10_000) / 10_000], ['intents', body.total],
+      ],
+    }),
+  });
 }
 
 /** `GET /api/record?seq=N`: one stored record, body included; 404 when there is none with that `seq`. */

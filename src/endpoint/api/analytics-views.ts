@@ -14,6 +14,8 @@ import { badFilter, badLimit, filterParams, limitParam } from './params.js';
 import type { ActivityInterval } from '../types.js';
 
 const INTERVALS: readonly string[] = ['day', 'week', 'month'];
+/** A share (0 to 1) as the views give them: 4 decimals. */
+const share = (value: number) => Math.round(value * 10_000) / 10_000;
 /** Most steps a funnel takes. */
 const MAX_FUNNEL_STEPS = 10;
 
@@ -45,10 +47,22 @@ export const handleRetention = view(async (res, query, filter, { store }) => {
   }));
 });
 
-/** `GET /api/analytics/sessions`: sessions, their length and messages, and how many started each day. */
+/**
+ * `GET /api/analytics/sessions`: sessions, their length and messages, and how many started each
+ * day. CSV tables: `per-day` (the default) and `summary` (the figures).
+ */
 export const handleSessions = view(async (res, query, filter, { store }) => {
   const body = await sessionStats(store, filter);
-  sendView(res, query, 'sessions', body, () => ({ columns: ['day', 'sessions'], rows: body.perDay.map((d) => [d.start, d.sessions]) }));
+  sendView(res, query, 'sessions', body, {
+    'per-day': () => ({ columns: ['day', 'sessions'], rows: body.perDay.map((d) => [d.start, d.sessions]) }),
+    summary: () => ({
+      columns: ['figure', 'value'],
+      rows: [
+        ['sessions', body.sessions], ['users', body.users], ['messages per session', body.messagesPerSession],
+        ['average length (s)', body.averageLengthSeconds], ['median length (s)', body.medianLengthSeconds],
+      ],
+    }),
+  });
 });
 
 /** `GET /api/analytics/paths?limit=N`: the most common first steps of sessions (default 20). */
@@ -80,29 +94,60 @@ export const handleMessages = view(async (res, query, filter, { store }) => {
   sendView(res, query, unhandled ? 'unhandled-messages' : 'top-messages', body, () => ({ columns: ['text', 'count', 'share', 'intent'], rows: body.messages.map((m) => [m.text, m.count, m.share, m.intent]) }));
 });
 
-/** `GET /api/analytics/buttons?limit=N`: the buttons users clicked, most first. */
+/** `GET /api/analytics/buttons?limit=N`: the buttons users clicked, most first, with their share of all clicks. */
 export const handleButtons = view(async (res, query, filter, { store }) => {
   const limit = limitParam(query, 50, 1000);
   if (limit === undefined) return badLimit(res, 1000);
   const body = await clickedButtons(store, filter, limit);
-  sendView(res, query, 'buttons', body, () => ({ columns: ['button', 'label', 'clicks'], rows: body.buttons.map((b) => [b.button, b.label, b.clicks]) }));
-});
-
-/** `GET /api/analytics/feedback`: thumbs up and down per day and per intent, the latest comments, and the share of AI-generated replies. */
-export const handleFeedback = view(async (res, query, filter, { store }) => {
-  const body = await feedback(store, filter);
-  sendView(res, query, 'feedback', body, () => ({
-    columns: ['time', 'user', 'name', 'reaction', 'intent', 'comment', 'reply'],
-    rows: body.comments.map((c) => [c.time, c.userId, c.userName, c.reaction, c.intent, c.comment, c.replyTo]),
+  sendView(res, query, 'buttons', body, () => ({
+    columns: ['button', 'label', 'clicks', 'share'],
+    rows: body.buttons.map((b) => [b.button, b.label, b.clicks, body.total === 0 ? 0 : share(b.clicks / body.total)]),
   }));
 });
 
-/** `GET /api/analytics/revenue?limit=N`: revenue by currency, per day, and the top users. */
-export const handleRevenue = view(async (res, query, filter, { store }) => {
+/**
+ * `GET /api/analytics/feedback`: thumbs up and down per day and per intent, the latest comments,
+ * and the share of AI-generated replies. CSV tables: `comments` (the default), `summary` (the
+ * figures), `per-day` and `per-intent`.
+ */
+export const handleFeedback = view(async (res, query, filter, { store }) => {
+  const body = await feedback(store, filter);
+  const liked = (up: number, down: number) => (up + down === 0 ? null : share(up / (up + down)));
+  sendView(res, query, 'feedback', body, {
+    comments: () => ({
+      columns: ['time', 'user', 'name', 'reaction', 'intent', 'comment', 'reply'],
+      rows: body.comments.map((c) => [c.time, c.userId, c.userName, c.reaction, c.intent, c.comment, c.replyTo]),
+    }),
+    summary: () => ({
+      columns: ['figure', 'value'],
+      rows: [
+        ['thumbs up', body.up], ['thumbs down', body.down], ['liked', liked(body.up, body.down)],
+        ['replies', body.ai.replies], ['AI-generated replies', body.ai.aiGenerated], ['AI-generated share', body.ai.share],
+      ],
+    }),
+    'per-day': () => ({ columns: ['day', 'up', 'down'], rows: body.perDay.map((d) => [d.start, d.up, d.down]) }),
+    'per-intent': () => ({ columns: ['intent', 'up', 'down', 'liked'], rows: body.perIntent.map((i) => [i.intent, i.up, i.down, liked(i.up, i.down)]) }),
+  });
+});
+
+/**
+ * `GET /api/analytics/revenue?limit=N`: revenue by currency (`null`: the event named none), per
+ * day, and the top `limit` users (default 20). CSV tables: `per-day` (the default), `by-currency`
+ * and `per-user`; amounts are never added across currencies.
+ */
+export const handleRevenue = view(async (res, query, filter, { store, keys }) => {
   const limit = limitParam(query, 20, 1000);
   if (limit === undefined) return badLimit(res, 1000);
   const body = await revenue(store, filter, limit);
-  sendView(res, query, 'revenue', body, () => ({ columns: ['day', 'currency', 'total', 'count'], rows: body.perDay.map((d) => [d.start, d.currency, d.total, d.count]) }));
+  const currency = (code: string | null) => code ?? 'unknown';
+  sendView(res, query, 'revenue', body, {
+    'per-day': () => ({ columns: ['day', 'currency', 'total', 'count'], rows: body.perDay.map((d) => [d.start, currency(d.currency), d.total, d.count]) }),
+    'by-currency': () => ({ columns: ['currency', 'total', 'count'], rows: body.byCurrency.map((c) => [currency(c.currency), c.total, c.count]) }),
+    'per-user': () => ({
+      columns: ['user', 'name', 'bot', 'currency', 'total', 'count'],
+      rows: body.perUser.map((u) => [u.userId, u.userName, keys.nameOf(u.bot) ?? u.bot, currency(u.currency), u.total, u.count]),
+    }),
+  });
 });
 
 /** `GET /api/search?q=TEXT&user=ID_OR_NAME&limit=N`: messages that match, newest first (default 50, at most 200). */

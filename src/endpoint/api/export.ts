@@ -1,7 +1,8 @@
 /**
  * Every view as JSON (the default) or CSV (`?format=csv`), so a team can take any figure into a
- * spreadsheet. A view gives its rows as a table; CSV cells that a spreadsheet would run as a
- * formula (`=`, `+`, `-`, `@` first) are prefixed with `'`.
+ * spreadsheet. A view gives its rows as a table, or as several named tables (`?table=`: one per
+ * panel of the page); CSV cells that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`
+ * first) are prefixed with `'`.
  */
 import type { ServerResponse } from 'node:http';
 import { sendError, sendJson } from '../http/respond.js';
@@ -32,21 +33,38 @@ export function formatParam(query: URLSearchParams): 'json' | 'csv' | undefined 
   return format === 'json' || format === 'csv' ? format : undefined;
 }
 
+/** A view's tables for CSV: one, or several by name (the first is the default). */
+export type Tables = (() => Table) | Readonly<Record<string, () => Table>>;
+
 /**
- * Sends `body` as JSON, or `table()` as a CSV download named `name`.csv, as `?format=` asks.
- * 400 for another format.
+ * Sends `body` as JSON (all of it), or one of its tables as a CSV download named `name`.csv, as
+ * `?format=` asks. A view with several tables takes `?table=NAME` (the first when absent; the file
+ * is then named `name`-`NAME`.csv). 400 for another format, or a table the view does not have.
  */
-export function sendView(res: ServerResponse, query: URLSearchParams, name: string, body: unknown, table: () => Table): void {
+export function sendView(res: ServerResponse, query: URLSearchParams, name: string, body: unknown, tables: Tables): void {
   const format = formatParam(query);
   if (format === undefined) {
     return sendError(res, 400, 'format must be json or csv.', [{ path: 'format', expected: 'json or csv', received: JSON.stringify(String(query.get('format')).slice(0, 20)) }]);
+  }
+  const asked = query.get('table');
+  let table: () => Table;
+  let file = name;
+  if (typeof tables === 'function') {
+    table = tables;
+  } else {
+    const names = Object.keys(tables);
+    if (asked !== null && !Object.hasOwn(tables, asked)) {
+      return sendError(res, 400, `table must be one of ${names.join(', ')}.`, [{ path: 'table', expected: names.join(', '), received: JSON.stringify(asked.slice(0, 20)) }]);
+    }
+    table = tables[asked ?? names[0]];
+    if (asked !== null) file = `${name}-${asked}`;
   }
   if (format === 'json') return sendJson(res, 200, body);
   const text = toCsv(table());
   res.writeHead(200, {
     'Content-Type': 'text/csv; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
-    'Content-Disposition': `attachment; filename="${name}.csv"`,
+    'Content-Disposition': `attachment; filename="${file}.csv"`,
     'X-Content-Type-Options': 'nosniff',
   });
   res.end(text);

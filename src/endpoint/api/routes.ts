@@ -41,7 +41,7 @@ const INDEX = {
     'GET /healthz': 'for load balancers: 200 when the database answers, else 503',
   },
   filter: '?bot=NAME|FINGERPRINT &platform=P &channel=C &from=2026-11-01 &to=2026-12-01 (to is exclusive; dates, date-times or epoch ms)',
-  export: '?format=csv on every view, the lists and transcripts',
+  export: '?format=csv on every view, the lists and transcripts; ?table=NAME picks one table of a view that has several (sessions, intents, feedback, revenue)',
 };
 
 function handleIndex(_req: IncomingMessage, res: ServerResponse): void {

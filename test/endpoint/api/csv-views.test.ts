@@ -65,10 +65,16 @@ describe('the analytics views as CSV', () => {
     });
   });
 
-  it('sessions: how many started each day', async () => {
+  it('sessions: how many started each day, and with ?table=summary the figures', async () => {
     const { file, lines } = await csv(`/api/analytics/sessions?${PIZZA}`);
     expect(file).toBe('sessions.csv');
     expect(lines.slice(0, 3)).toEqual(['day,sessions', '2026-09-07T00:00:00.000Z,2', '2026-09-08T00:00:00.000Z,1']);
+    expect((await csv(`/api/analytics/sessions?table=per-day&${PIZZA}`)).file).toBe('sessions-per-day.csv');
+    // 13 sessions of 7 users, 4 messages each; 3060 s in all; the middle one 4 min.
+    expect(await csv(`/api/analytics/sessions?table=summary&${PIZZA}`)).toEqual({
+      file: 'sessions-summary.csv',
+      lines: ['figure,value', 'sessions,13', 'users,7', 'messages per session,4', 'average length (s),235.4', 'median length (s),240'],
+    });
   });
 
   it('paths: the steps joined with " > ", sessions and share', async () => {
@@ -92,8 +98,8 @@ describe('the analytics views as CSV', () => {
     expect(await csv(`/api/analytics/messages?unhandled=true&${PIZZA}`)).toEqual({ file: 'unhandled-messages.csv', lines: ['text,count,share,intent', 'Weather tomorrow?,5,1,NotHandled'] });
   });
 
-  it('buttons: id, label and clicks', async () => {
-    expect(await csv(`/api/analytics/buttons?${PIZZA}`)).toEqual({ file: 'buttons.csv', lines: ['button,label,clicks', 'order,Order,8'] });
+  it('buttons: id, label, clicks and their share of all clicks', async () => {
+    expect(await csv(`/api/analytics/buttons?${PIZZA}`)).toEqual({ file: 'buttons.csv', lines: ['button,label,clicks,share', 'order,Order,8,1'] });
   });
 
   it('feedback: each comment with its time, user, name, reaction, intent and the reply it rates', async () => {
@@ -108,11 +114,41 @@ describe('the analytics views as CSV', () => {
     });
   });
 
-  it('revenue: per day and currency, the total and the number of events', async () => {
+  it('feedback with ?table=: the figures, the ratings per day and per intent', async () => {
+    expect((await csv(`/api/analytics/feedback?table=comments&${PIZZA}`)).file).toBe('feedback-comments.csv');
+    // 3 up and 1 down; 8 of the 26 replies AI-generated.
+    expect(await csv(`/api/analytics/feedback?table=summary&${PIZZA}`)).toEqual({
+      file: 'feedback-summary.csv',
+      lines: ['figure,value', 'thumbs up,3', 'thumbs down,1', 'liked,0.75', 'replies,26', 'AI-generated replies,8', 'AI-generated share,0.3077'],
+    });
+    const days = await csv(`/api/analytics/feedback?table=per-day&${PIZZA}`);
+    expect(days.file).toBe('feedback-per-day.csv');
+    expect(days.lines[0]).toBe('day,up,down');
+    expect(days.lines.filter((line) => !line.endsWith(',0,0'))).toEqual([
+      'day,up,down', '2026-09-07T00:00:00.000Z,1,0', '2026-09-08T00:00:00.000Z,1,0', '2026-09-10T00:00:00.000Z,0,1', '2026-09-14T00:00:00.000Z,1,0',
+    ]);
+    expect(await csv(`/api/analytics/feedback?table=per-intent&${PIZZA}`)).toEqual({ file: 'feedback-per-intent.csv', lines: ['intent,up,down,liked', 'OrderPizza,3,1,0.75'] });
+  });
+
+  it('revenue: per day and currency, the total and the number of events; with ?table= the totals per currency and per user', async () => {
     const { file, lines } = await csv(`/api/analytics/revenue?${PIZZA}`);
     expect(file).toBe('revenue.csv');
     expect(lines.slice(0, 2)).toEqual(['day,currency,total,count', '2026-09-07T00:00:00.000Z,EUR,10,1']);
     expect(lines).toContain('2026-09-21T00:00:00.000Z,USD,12,1');
+    expect(await csv(`/api/analytics/revenue?table=by-currency&${PIZZA}`)).toEqual({ file: 'revenue-by-currency.csv', lines: ['currency,total,count', 'EUR,70,7', 'USD,12,1'] });
+    expect(await csv(`/api/analytics/revenue?table=per-user&${PIZZA}`)).toEqual({
+      file: 'revenue-per-user.csv',
+      lines: ['user,name,bot,currency,total,count', 'a1,Ann,pizza,EUR,20,2', 'a2,,pizza,EUR,20,2', 'b1,Bea,pizza,EUR,20,2', 'c1,,pizza,USD,12,1', 'a4,,pizza,EUR,10,1'],
+    });
+  });
+
+  it('answers 400 naming the tables for a table a view does not have', async () => {
+    const res = await request(endpoint, '/api/analytics/revenue?format=csv&table=per-week');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      ok: false, error: 'table must be one of per-day, by-currency, per-user.', problems: [{ path: 'table', expected: 'per-day, by-currency, per-user', received: '"per-week"' }],
+    });
+    expect((await request(endpoint, '/api/analytics/feedback?table=x')).status).toBe(400);
   });
 
   it('search: each match with its time, user, name, conversation, direction, text, intent and seq', async () => {
@@ -198,10 +234,14 @@ describe('the lists, the summary and the charts as CSV', () => {
     expect((await csv(`/api/timeseries?limit=2&${PIZZA}`)).file).toBe('timeseries-day.csv');
   });
 
-  it('intents: incoming, outgoing and the recognizer\'s confidence', async () => {
+  it('intents: incoming, outgoing and the recognizer\'s confidence; with ?table=summary the NotHandled share', async () => {
     expect(await csv(`/api/intents?${PIZZA}`)).toEqual({
       file: 'intents.csv',
       lines: ['intent,incoming,outgoing,confidence', 'Greet,13,0,0.8231', 'OrderPizza,8,0,0.8', 'NotHandled,5,0,0.3'],
+    });
+    expect(await csv(`/api/intents?table=summary&${PIZZA}`)).toEqual({
+      file: 'intents-summary.csv',
+      lines: ['figure,value', 'incoming messages,26', 'not handled,5', 'not handled share,0.1923', 'intents,3'],
     });
   });
 });

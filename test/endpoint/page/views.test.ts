@@ -365,10 +365,61 @@ describe('exports', () => {
 
   it('downloads a view as JSON, as the read API answers it', async () => {
     const page = await open('#view=revenue&bot=pizza', '[data-kpi="revenue-EUR"]');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download revenue as JSON' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download revenue by currency as JSON' }).click()]);
     expect(download.suggestedFilename()).toBe('revenue.json');
     const body = JSON.parse(await readFile(await download.path(), 'utf8'));
     expect(body.byCurrency).toEqual([{ currency: 'EUR', total: 70, count: 7 }, { currency: 'USD', total: 12, count: 1 }]);
+  });
+
+  it('offers CSV and JSON on every card of every view, and on the lists and the transcript', async () => {
+    const missing: string[] = [];
+    for (const [view, ready] of [
+      ['users', '[data-table="retention"] tbody tr'], ['flow', '.funnel-step'], ['messages', '[data-table="buttons"] tbody tr'],
+      ['feedback', '.comment'], ['revenue', '[data-table="revenue-per-user"] tbody tr'],
+    ]) {
+      const page = watched ? watched.page : await open(`#view=${view}&bot=pizza`, ready);
+      await page.goto(`${endpoint.url}/#view=${view}&bot=pizza`);
+      await page.locator(ready).first().waitFor({ state: 'attached' });
+      const cards = await page.locator('[data-card]').evaluateAll((all) => all.map((card) => ({
+        name: card.getAttribute('data-card'),
+        formats: [...card.querySelectorAll('.card-head .export')].map((a) => a.getAttribute('data-format')),
+      })));
+      expect(cards.length, view).toBeGreaterThan(2);
+      for (const card of cards) if (!card.formats.includes('csv') || !card.formats.includes('json')) missing.push(`${view}: ${card.name}`);
+    }
+    expect(missing).toEqual([]);
+    const page = watched!.page;
+    await page.goto(`${endpoint.url}/#view=conversations&bot=pizza&conversation=c1-1`);
+    await page.locator('.entry').first().waitFor();
+    for (const where of ['.browse', '.transcript-panel']) {
+      await expect(page.locator(`${where} .export`).evaluateAll((all) => all.map((a) => a.getAttribute('data-format')))).resolves.toEqual(['csv', 'json']);
+    }
+  });
+
+  it('downloads each panel\'s own table: the comments, the ratings per intent, the top customers, the conversations', async () => {
+    const page = await open('#view=feedback&bot=pizza', '.comment');
+    const download = async (name: string) => {
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name }).click()]);
+      const lines = (await readFile(await file.path(), 'utf8')).replace(/^\ufeff/, '').trim().split(/\r\n/);
+      return { file: file.suggestedFilename(), lines };
+    };
+    const comments = await download('Download comments as CSV');
+    expect(comments.file).toBe('feedback-comments.csv');
+    expect(comments.lines[0]).toBe('time,user,name,reaction,intent,comment,reply');
+    expect(comments.lines).toHaveLength(4);
+    expect(await download('Download ratings per intent as CSV')).toEqual({ file: 'feedback-per-intent.csv', lines: ['intent,up,down,liked', 'OrderPizza,3,1,0.75'] });
+    expect((await download('Download feedback figures as CSV')).lines).toContain('thumbs down,1');
+    await page.goto(`${endpoint.url}/#view=revenue&bot=pizza`);
+    await page.locator('[data-table="revenue-per-user"] tbody tr').first().waitFor({ state: 'attached' });
+    const customers = await download('Download top customers as CSV');
+    expect(customers.file).toBe('revenue-per-user.csv');
+    expect(customers.lines.slice(0, 2)).toEqual(['user,name,bot,currency,total,count', 'a1,Ann,pizza,EUR,20,2']);
+    expect(await download('Download revenue by currency as CSV')).toEqual({ file: 'revenue-by-currency.csv', lines: ['currency,total,count', 'EUR,70,7', 'USD,12,1'] });
+    await page.goto(`${endpoint.url}/#view=conversations&bot=pizza`);
+    await page.locator('.list .row').first().waitFor();
+    const conversations = await download('Download the conversations as CSV');
+    expect(conversations.file).toBe('conversations.csv');
+    expect(conversations.lines).toHaveLength(13);
   });
 
   it('downloads a transcript as CSV', async () => {

@@ -136,30 +136,43 @@ export function Kpi({ label, value, name, hint }: { label: string; value: Compon
 /**
  * Links that download a read as CSV and as JSON, with the page's filter. They are real links (the
  * address shows where the data comes from); a click fetches with the key in a header and saves
- * the file, so the key never goes in a URL.
+ * the file, so the key never goes in a URL. `table` picks one of a view's CSV tables (the panel
+ * the links are on; the file is `file-table.csv`); the JSON holds the whole view (`file.json`).
+ * `formats` leaves one out (a card with two tables offers the JSON once); `label` goes before the
+ * format on the link (`Figures CSV`).
  */
-export function Exports({ path, params = {}, file, what, filter = true }: { path: string; params?: Params; file: string; what: string; filter?: boolean }) {
+export function Exports({ path, params = {}, file, what, filter = true, table, formats = ['csv', 'json'], label }: {
+  path: string;
+  params?: Params;
+  file: string;
+  what: string;
+  filter?: boolean;
+  table?: string;
+  formats?: readonly ('csv' | 'json')[];
+  label?: string;
+}) {
   const { api, state, report } = usePage();
   const all = { ...(filter ? apiFilter(state.filter) : {}), ...params };
   const link = (format: 'csv' | 'json') => {
-    const query = { ...all, format: format === 'csv' ? 'csv' : undefined };
+    const query = format === 'csv' ? { ...all, format: 'csv', table } : all;
+    const name = format === 'csv' && table ? `${file}-${table}.csv` : `${file}.${format}`;
     return (
       <a
         class="export"
         href={api.url(path, query)}
-        download={`${file}.${format}`}
+        download={name}
         aria-label={`Download ${what} as ${format.toUpperCase()}`}
         data-format={format}
         onClick={(event) => {
           event.preventDefault();
-          api.download(path, query, `${file}.${format}`).catch(report);
+          api.download(path, query, name).catch(report);
         }}
       >
-        {format.toUpperCase()}
+        {label ? `${label} ` : ''}{format.toUpperCase()}
       </a>
     );
   };
-  return <span class="exports">{link('csv')}{link('json')}</span>;
+  return <span class="exports">{formats.map(link)}</span>;
 }
 
 /** A user as the page shows one: the name where records carry it, with the id; the id alone otherwise. */

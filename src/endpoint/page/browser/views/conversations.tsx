@@ -123,12 +123,18 @@ function Browse({ rows, kind, total, selected, search }: { rows: Row[] | undefin
       <SearchForm />
       {search ? (
         <>
-          <p class="list-total" role="status">{search.data ? `${plural(search.data.results.length, 'message')}${search.data.more ? ' (the newest)' : ''} found` : search.error ? `Cannot search: ${search.error.message}` : 'Searching…'}</p>
+          <div class="list-head">
+            <p class="list-total" role="status">{search.data ? `${plural(search.data.results.length, 'message')}${search.data.more ? ' (the newest)' : ''} found` : search.error ? `Cannot search: ${search.error.message}` : 'Searching…'}</p>
+            {search.data ? <Exports path="api/search" params={{ q: state.q || undefined, user: state.who || undefined, limit: 200 }} file="search" what="the messages found" /> : null}
+          </div>
           <ul class="list results" aria-label="Messages found">{search.data ? <Results results={search.data.results} more={search.data.more} /> : null}</ul>
         </>
       ) : (
         <>
-          <p class="list-total" role="status">{rows ? `${plural(total, noun)}${narrowed ? ` match${total === 1 ? 'es' : ''} the filters` : ''}` : 'Loading…'}</p>
+          <div class="list-head">
+            <p class="list-total" role="status">{rows ? `${plural(total, noun)}${narrowed ? ` match${total === 1 ? 'es' : ''} the filters` : ''}` : 'Loading…'}</p>
+            {rows ? <Exports path={kind === 'conversation' ? 'api/conversations' : 'api/users'} params={{ intent: state.intent || undefined, limit: 100_000 }} file={kind === 'conversation' ? 'conversations' : 'users'} what={`the ${noun}s`} /> : null}
+          </div>
           <ul class="list" aria-label={kind === 'conversation' ? 'Conversations' : 'Users'}>
             {rows?.length === 0 ? <li class="empty">{narrowed ? 'Nothing matches these filters.' : 'No records yet. Point a bot at this endpoint.'}</li> : null}
             {rows?.map((row) => <ListRow row={row} kind={kind} selected={selected?.kind === kind && selected.id === row.id} />)}

@@ -26,7 +26,7 @@ function Figures({ read }: { read: Read<FeedbackResponse> }) {
   const data = read.data;
   const rated = data ? data.up + data.down : 0;
   return (
-    <Card title="Feedback" name="feedback-figures" wide actions={<Exports path="api/analytics/feedback" file="feedback" what="feedback" />}>
+    <Card title="Feedback" name="feedback-figures" wide actions={<Exports path="api/analytics/feedback" table="summary" file="feedback" what="feedback figures" />}>
       {pending(read) ?? (
         <div class="kpis">
           <Kpi name="up" label="thumbs up" value={<><Thumb up />{count(data!.up)}</>} />
@@ -54,6 +54,7 @@ function PerDay({ read }: { read: Read<FeedbackResponse> }) {
       name="feedback-per-day"
       read={read}
       option={option}
+      exports={<Exports path="api/analytics/feedback" table="per-day" file="feedback" what="ratings per day" />}
       table={{ caption: 'Thumbs up and down per day', columns: ['Day', { label: 'Up', numeric: true }, { label: 'Down', numeric: true }], rows: days.map((d) => [bucketLabel(d.start), count(d.up), count(d.down)]) }}
       empty="No ratings in this range."
     />
@@ -72,6 +73,7 @@ function AiShare({ read }: { read: Read<FeedbackResponse> }) {
       name="ai-share"
       read={read}
       option={option}
+      exports={<Exports path="api/analytics/feedback" table="summary" file="feedback" what="AI-generated replies" />}
       height={200}
       table={{
         caption: 'Replies marked AI-generated',
@@ -87,7 +89,7 @@ function AiShare({ read }: { read: Read<FeedbackResponse> }) {
 function PerIntent({ read }: { read: Read<FeedbackResponse> }) {
   const rows = read.data?.perIntent ?? [];
   return (
-    <Card title="Ratings per intent" name="feedback-per-intent">
+    <Card title="Ratings per intent" name="feedback-per-intent" actions={<Exports path="api/analytics/feedback" table="per-intent" file="feedback" what="ratings per intent" />}>
       {pending(read) ?? (rows.length === 0 ? <Empty>No ratings in this range.</Empty> : (
         <DataTable
           name="feedback-per-intent"
@@ -104,7 +106,7 @@ function Comments({ read }: { read: Read<FeedbackResponse> }) {
   const { hrefFor } = usePage();
   const comments = read.data?.comments ?? [];
   return (
-    <Card title="Comments" name="comments">
+    <Card title="Comments" name="comments" actions={<Exports path="api/analytics/feedback" table="comments" file="feedback" what="comments" />}>
       {pending(read) ?? (comments.length === 0 ? <Empty>No comments in this range.</Empty> : (
         <ul class="comments">
           {comments.map((c) => (

@@ -32,7 +32,7 @@ export function RevenueView() {
   }, [read.data]);
   return (
     <div class="grid">
-      <Card title="Revenue by currency" name="revenue-totals" wide actions={<Exports path="api/analytics/revenue" params={{ limit: 1000 }} file="revenue" what="revenue" />}>
+      <Card title="Revenue by currency" name="revenue-totals" wide actions={<Exports path="api/analytics/revenue" params={{ limit: 1000 }} table="by-currency" file="revenue" what="revenue by currency" />}>
         {pending(read) ?? (data!.byCurrency.length === 0 ? <Empty>No revenue events in this range.</Empty> : (
           <div class="kpis">
             {data!.byCurrency.map((c) => (
@@ -47,7 +47,7 @@ export function RevenueView() {
         name="revenue-per-day"
         read={read}
         option={option}
-        exports={<Exports path="api/analytics/revenue" params={{ limit: 1000 }} file="revenue-per-day" what="revenue per day" />}
+        exports={<Exports path="api/analytics/revenue" params={{ limit: 1000 }} table="per-day" file="revenue" what="revenue per day" />}
         table={{
           caption: 'Revenue per day and currency',
           columns: ['Day', 'Currency', { label: 'Total', numeric: true }, { label: 'Purchases', numeric: true }],
@@ -55,7 +55,7 @@ export function RevenueView() {
         }}
         empty="No revenue events in this range."
       />
-      <Card title="Top customers" name="revenue-per-user">
+      <Card title="Top customers" name="revenue-per-user" actions={<Exports path="api/analytics/revenue" params={{ limit: 1000 }} table="per-user" file="revenue" what="top customers" />}>
         {pending(read) ?? (data!.perUser.length === 0 ? <Empty>No revenue events in this range.</Empty> : (
           <DataTable
             name="revenue-per-user"

@@ -123,7 +123,11 @@ function Sessions() {
           <Kpi name="median-length" label="median length" value={duration(data.medianLengthSeconds)} />
         </div>
       ) : null}
-      exports={<Exports path="api/analytics/sessions" file="sessions" what="sessions per day" />}
+      exports={<>
+        <Exports path="api/analytics/sessions" table="summary" file="sessions" what="session figures" label="Figures" formats={['csv']} />
+        <Exports path="api/analytics/sessions" table="per-day" file="sessions" what="sessions per day" label="Per day" formats={['csv']} />
+        <Exports path="api/analytics/sessions" file="sessions" what="sessions" formats={['json']} />
+      </>}
       table={{ caption: 'Sessions started each day', columns: ['Day', { label: 'Sessions', numeric: true }], rows: perDay.map((d) => [bucketLabel(d.start), count(d.sessions)]) }}
       note="A session is one user in one conversation, with no gap over 30 minutes. Bars: sessions started each day."
       empty="No sessions in this range."
