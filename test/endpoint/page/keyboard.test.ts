@@ -82,10 +82,15 @@ it('switches views and opens a transcript with Tab and Enter, the focus always v
   await expect.poll(() => page.locator('.transcript-head h2').textContent()).toBe('Conversation b1-1');
   await page.locator('.entry.incoming .text', { hasText: 'Order' }).waitFor();
 
-  // Into the transcript: a record's platformJson opens with Enter.
+  // Into the transcript: a record's platformJson opens with Enter (even when the record is slow to come).
+  await page.route('**/api/record?*', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await route.continue();
+  });
   await tabTo(page, (stop) => stop.name === 'platformJson');
   await page.keyboard.press('Enter');
-  await expect(page.locator('pre.json').first().textContent()).resolves.toContain('"channelId": "webchat"');
+  // The record is read when the toggle opens ("Loading…" until then): wait for it.
+  await expect.poll(() => page.locator('pre.json').first().textContent()).toContain('"channelId": "webchat"');
 });
 
 it('works a card\'s controls by keyboard: the interval, the table instead of the chart, and a funnel step', async () => {
@@ -100,9 +105,9 @@ it('works a card\'s controls by keyboard: the interval, the table instead of the
   await tabTo(page, (stop) => stop.name === 'Show table', 3);
   await page.keyboard.press('Space');
   // The table shows instead of the chart; the toggle now offers the chart back.
-  await expect(page.locator('[data-table="active-users"]').isVisible()).resolves.toBe(true);
-  await expect(page.locator('[data-chart="active-users"]').count()).resolves.toBe(0);
-  await expect(page.locator('[data-card="active-users"] .toggle').textContent()).resolves.toBe('Show chart');
+  await expect.poll(() => page.locator('[data-table="active-users"]').isVisible()).toBe(true);
+  await expect.poll(() => page.locator('[data-chart="active-users"]').count()).toBe(0);
+  await expect.poll(() => page.locator('[data-card="active-users"] .toggle').textContent()).toBe('Show chart');
 
   await page.goto(`${endpoint.url}/#view=flow&bot=pizza`);
   await page.locator('.funnel-step').first().waitFor();
