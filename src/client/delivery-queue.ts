@@ -4,10 +4,11 @@
  * follows the endpoint (concurrency.ts) up to a cap; here, each attempt's outcome: delivered,
  * retried with backoff, or given up (and offered to disk first).
  *
- * Process lifetime: an idle queue holds no timer and no socket. Requests in flight keep the
- * process alive (their sockets); backoff timers do not: when a process has nothing else to do
- * while records wait to be retried, the client closes itself within `closeTimeoutMs` (see
- * exit-guard.ts), so an awaited log call still settles and a short script still exits.
+ * Process lifetime: an idle queue holds no timer and no socket. Neither backoff timers nor (with
+ * the default transport) the sockets of requests in flight keep the process alive on their own:
+ * when a process has nothing else to do while the client is busy, its exit guard waits for
+ * requests in flight and closes the client within `closeTimeoutMs` (see exit-guard.ts), so an
+ * awaited log call still settles and a short script still exits within the deadline.
  */
 import { TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
 import { BodyArena } from './bodies.js';
@@ -42,6 +43,8 @@ export interface DeliveryHooks {
    * (an outage, the close deadline). Returns true when it saved the record to disk.
    */
   persist?(record: QueuedRecord): boolean;
+  /** Called when an answer (or a failure) leaves no request in flight: the client is idle, or its records wait to be retried. */
+  onQuiet?(): void;
   /** Called after each attempt, for debug logging. */
   onAttempt?(record: QueuedRecord, outcome: { status?: number; error?: Error; attempt: number; delayMs?: number }): void;
   /** Added to the hint of a network failure: a proxy the transport does not use (see `proxyNote`). */
@@ -190,6 +193,11 @@ export class DeliveryQueue {
   }
 
   private settle(lane: Lane, record: QueuedRecord, response: TransportResponse | undefined, error: Error | undefined): void {
+    this.settleAttempt(lane, record, response, error);
+    if (this.inFlight === 0) this.hooks.onQuiet?.();
+  }
+
+  private settleAttempt(lane: Lane, record: QueuedRecord, response: TransportResponse | undefined, error: Error | undefined): void {
     this.inFlight--;
     if (record.settled) {
       this.pump();

@@ -1,10 +1,13 @@
 /**
- * When a process runs out of work while a client still has records pending (waiting to be
- * retried: backoff timers do not keep the process alive) or a replay under way (its pacing timer
- * does not either), the client closes itself: it keeps trying for up to `closeTimeoutMs`, gives up
- * (or saves) the rest, and says in one line what became of them. A short script that never calls
- * `close()` thus still gets its records delivered, and exits within the deadline when the
- * endpoint is down.
+ * Nothing of the client keeps a process alive on its own: not its backoff timers, not a replay's
+ * pacing timer, not even the sockets and timeouts of requests in flight. When a process runs out
+ * of work while a client is busy, this guard decides (see `exitGuard`): it holds the process open
+ * while requests are in flight, for up to `closeTimeoutMs`; with records waiting to be retried, or
+ * at that deadline, it closes the client, which keeps trying for what is left of the deadline,
+ * cuts off requests still in flight, gives up (or saves) the rest, and says in one line what
+ * became of them. A short script that never calls `close()` thus still gets its records
+ * delivered, and exits within the deadline of its last line when the endpoint is down or never
+ * answers.
  *
  * One `beforeExit` listener serves every client of the process (a listener per client would trip
  * Node's MaxListeners warning in a process with many clients). The set of clients to call is the
@@ -31,32 +34,80 @@ export function watchExit(watcher: () => void): () => void {
 export interface GuardedClient {
   /** Whether the client has anything left to deliver (pending records, a replay under way). */
   busy(): boolean;
+  /** Whether requests are in flight. */
+  sending(): boolean;
+  /**
+   * Keeps the process alive for the requests in flight now (their sockets, until they are
+   * answered). Returns false when the transport cannot: the guard then holds the process with a timer.
+   */
+  holdSending(): boolean;
   /** Whether `close()` has begun. */
   closing(): boolean;
-  /** Closes the client and reports how it went (one line). */
-  closeAndReport(): void;
+  /** Closes the client within its deadline counted from `since` (`performance.now()`), and reports how it went (one line). */
+  closeAndReport(since: number): void;
+  /** The close deadline, in ms (`closeTimeoutMs`). */
+  readonly deadlineMs: number;
+}
+
+/** What a client does with its exit guard. */
+export interface ExitGuard {
+  /** The client may have become busy: watch for the process running out of work (cheap when already watching). */
+  arm(): void;
+  /** Stop watching (the client is closing), and let go of the process. */
+  disarm(): void;
+  /** No request of the client is in flight any more (it is idle, or its records wait to be retried). */
+  quiet(): void;
 }
 
 /**
- * Guards a client while it is busy: returns the function to call whenever it may have become busy
- * (cheap when already guarded). When the process runs out of work and the client is busy, it is
- * closed; when it is idle, the guard stands down until the next call.
+ * Guards a client while it is busy. When the process runs out of work:
+ * - the client is idle: the guard stands down until the next `arm()`;
+ * - records wait to be retried (or a replay is under way): the client is closed, its deadline
+ *   counted from the moment the process first ran out of work with the client busy;
+ * - requests are in flight: the process is kept alive for them (their sockets), and no longer
+ *   than that deadline. An awaited record thus settles and the script goes on with its client
+ *   open; when the requests settle into retries, the process runs out of work again and the
+ *   client is closed (above); at the deadline, it is closed, which cuts those requests off.
+ * The deadline is counted afresh once the client has been idle.
  */
-export function exitGuard(client: GuardedClient): { arm(): void; disarm(): void } {
+export function exitGuard(client: GuardedClient): ExitGuard {
   let stop: (() => void) | undefined;
+  /** When the process first ran out of work with this client busy (reset once the client is idle). */
+  let since: number | undefined;
+  /** Closes the client at the deadline while requests are in flight. */
+  let deadline: NodeJS.Timeout | undefined;
+  const release = () => {
+    clearTimeout(deadline);
+    deadline = undefined;
+  };
   const disarm = () => {
+    release();
     stop?.();
     stop = undefined;
+    since = undefined;
+  };
+  const close = (at: number) => {
+    release();
+    client.closeAndReport(at);
   };
   const onExit = () => {
-    if (client.closing()) return disarm();
-    if (!client.busy()) return disarm();
-    client.closeAndReport();
+    if (client.closing() || !client.busy()) return disarm();
+    const at = (since ??= performance.now());
+    if (!client.sending()) return close(at);
+    deadline ??= setTimeout(close, Math.max(0, client.deadlineMs - (performance.now() - at)), at);
+    // The sockets keep the process alive while their requests are in flight; the timer only when they cannot.
+    if (client.holdSending()) deadline.unref();
+    else deadline.ref();
   };
   return {
     arm() {
       if (stop === undefined && !client.closing()) stop = watchExit(onExit);
     },
     disarm,
+    quiet() {
+      // Whatever awaited the requests goes on; when the process runs out of work again, onExit decides.
+      release();
+      if (!client.busy()) since = undefined;
+    },
   };
 }

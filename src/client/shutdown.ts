@@ -44,14 +44,16 @@ function deadlineMessage(timeoutMs: number, persisting: boolean) {
   };
 }
 
-/** Runs `close()` (see the file's header). Never rejects. */
-export async function shutdown(timeoutMs: number, parts: ShutdownParts): Promise<CloseResult> {
-  const startedAt = performance.now();
+/**
+ * Runs `close()` (see the file's header), its deadline `timeoutMs` counted from `startedAt`
+ * (`performance.now()`; earlier than now when the process ran out of work before). Never rejects.
+ */
+export async function shutdown(timeoutMs: number, startedAt: number, parts: ShutdownParts): Promise<CloseResult> {
   if (parts.runningTurns() > 0) {
     let wait: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve) => {
       parts.onTurnsEnded(resolve);
-      wait = setTimeout(resolve, timeoutMs / 2);
+      wait = setTimeout(resolve, Math.max(0, timeoutMs / 2 - (performance.now() - startedAt)));
     });
     clearTimeout(wait);
     parts.onTurnsEnded(undefined);

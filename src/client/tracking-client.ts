@@ -13,7 +13,7 @@ import { DeliveryQueue, type SkippedResult, type TrackResult } from './delivery-
 import { DeferredTasks } from './deferred.js';
 import { proxyNote } from './diagnose.js';
 import { TrackingDeliveryError, TrackingError, TrackingValidationError } from './errors.js';
-import { exitGuard } from './exit-guard.js';
+import { exitGuard, type ExitGuard } from './exit-guard.js';
 import { SafeLogger, stderrLogger, silentLogger } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type TrackingClientOptions } from './options.js';
 import { handled, Intake, queueFullMessage } from './intake.js';
@@ -25,7 +25,7 @@ import { Reporter } from './reporter.js';
 import { shutdown } from './shutdown.js';
 import { closeOnSignals, logClosed } from './signals.js';
 import { Targets } from './targets.js';
-import type { Transport } from './transport.js';
+import { HOLD_IN_FLIGHT, type HoldingTransport, type Transport } from './transport.js';
 import { createNodeHttpTransport } from './transports/node-http.js';
 
 export type { CloseResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
@@ -74,7 +74,7 @@ export class TrackingClient {
   /** Where validated records go in: queued, held, saved or dropped (intake.ts). */
   private readonly intake: Intake;
   private stopListening: (() => void) | undefined;
-  private readonly guard: { arm(): void; disarm(): void };
+  private readonly guard: ExitGuard;
 
   /**
    * @throws TrackingConfigError naming every missing or invalid setting at once: the API key or
@@ -98,14 +98,23 @@ export class TrackingClient {
     this.targets = new Targets(this.options);
     this.guard = exitGuard({
       busy: () => this.queue.size > 0 || this.replay?.active === true,
+      sending: () => this.queue.inFlightCount > 0,
+      holdSending: () => {
+        const hold = (this.transport as Partial<HoldingTransport>)[HOLD_IN_FLIGHT];
+        if (typeof hold !== 'function') return false;
+        hold.call(this.transport);
+        return true;
+      },
       closing: () => this.closing !== undefined,
-      closeAndReport: () => void this.close().then((result) => logClosed('process exiting', result, this.log)),
+      closeAndReport: (since) => void this.closeWithin(this.options.closeTimeoutMs, since).then((result) => logClosed('process exiting', result, this.log)),
+      deadlineMs: this.options.closeTimeoutMs,
     });
     this.queue = new DeliveryQueue(this.transport, this.options, {
       scrub: (text) => scrub(text, this.secrets),
       excerpt: (text, maxChars) => excerpt(text, maxChars, this.secrets),
       persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater({ platform: record.platform, type: record.type, body: record.text, origin: record.origin }, record.seq),
       safeCause: (error) => safeCause(error, this.secrets),
+      onQuiet: () => this.guard.quiet(),
       onGiveUp: (error, record) => this.reporter.report(error, record.label),
       proxyNote: proxyNote(this.options.baseUrl, options.env ?? process.env, options.transport === undefined),
       onAttempt: this.log.debugEnabled
@@ -269,9 +278,14 @@ export class TrackingClient {
    * Never rejects.
    */
   close(timeoutMs: number = this.options.closeTimeoutMs): Promise<CloseResult> {
+    return this.closeWithin(timeoutMs, performance.now());
+  }
+
+  /** `close()` with its deadline counted from `since` (`performance.now()`): the exit guard's, from when the process ran out of work. */
+  private closeWithin(timeoutMs: number, since: number): Promise<CloseResult> {
     if (this.closing === undefined) {
       this.replay?.stop();
-      this.closing = shutdown(timeoutMs, {
+      this.closing = shutdown(timeoutMs, since, {
         queue: this.queue,
         replay: this.replay,
         transport: this.transport,

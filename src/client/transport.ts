@@ -56,3 +56,18 @@ export interface DirectRequest extends Omit<TransportRequest, 'body'> {
 export interface DirectTransport extends Transport {
   [SEND_DIRECT](request: DirectRequest, done: (error: Error | undefined, response: TransportResponse | undefined) => void): void;
 }
+
+/**
+ * The key of a transport's way to keep the process alive for the requests in flight now (internal):
+ * the default transport's sockets do not keep it alive on their own, so that a process with
+ * nothing else to do than wait for them reaches `beforeExit`, where the client's exit guard
+ * decides how long to wait (see exit-guard.ts). Those sockets let go again once their requests
+ * are answered.
+ */
+// Stryker disable next-line StringLiteral: a symbol's description is never read (it is only looked up by identity)
+export const HOLD_IN_FLIGHT: unique symbol = Symbol('keep the process alive for requests in flight');
+
+/** A transport with `HOLD_IN_FLIGHT` (internal). */
+export interface HoldingTransport extends Transport {
+  [HOLD_IN_FLIGHT](): void;
+}

@@ -210,7 +210,8 @@ describe('a process that runs out of work', () => {
     sink.behave(() => ({ status: 503 }));
     const lines: Line[] = [];
     const before = exitListeners();
-    const c = client({ maxAttempts: 1_000, closeTimeoutMs: 200, logger: capturingLogger(lines) });
+    // A retry a second away: when the process runs out of work, the record waits for it (no request in flight).
+    const c = client({ maxAttempts: 1_000, initialBackoffMs: 1_000, maxBackoffMs: 1_000, closeTimeoutMs: 200, logger: capturingLogger(lines) });
     const pending = rejection(c.sms.logIncoming({ text: 'a', userId: 'u' }));
     expect(exitListeners()).toBe(before + 1);
     await sleep(30);
@@ -222,6 +223,37 @@ describe('a process that runs out of work', () => {
     expect(line?.level).toBe('warn');
     await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
     expect(exitListeners()).toBe(before);
+  });
+
+  it('waits for a request in flight instead of closing: the record is delivered and the client stays open', async () => {
+    sink.behave(() => ({ delayMs: 100 }));
+    const lines: Line[] = [];
+    const c = client({ closeTimeoutMs: 1_000, logger: capturingLogger(lines) });
+    const pending = c.sms.logIncoming({ text: 'a', userId: 'u' });
+    await sleep(30);
+    expect(c.stats().inFlight).toBe(1);
+    process.emit('beforeExit', 0);
+    await expect(pending).resolves.toMatchObject({ status: 'delivered' });
+    await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).resolves.toMatchObject({ status: 'delivered' });
+    expect(lines).toEqual([]);
+  });
+
+  it('with a request in flight at the deadline, closes the client, cuts the request off, and counts its record once', async () => {
+    sink.behave(() => ({ delayMs: 60_000 }));
+    const lines: Line[] = [];
+    const c = client({ closeTimeoutMs: 300, logger: capturingLogger(lines) });
+    const pending = rejection(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    await sleep(30);
+    const ranOut = performance.now();
+    process.emit('beforeExit', 0);
+    expect((await pending)?.reason).toBe('close-deadline');
+    expect(performance.now() - ranOut).toBeGreaterThanOrEqual(250);
+    expect(performance.now() - ranOut).toBeLessThan(1_000);
+    await sleep(50);
+    const line = lines.find((l) => l.message.startsWith('process exiting: tracking closed: '));
+    expect(line?.message).toBe('process exiting: tracking closed: 0 delivered, 0 given up, 0 dropped, 0 saved to persistDir, 1 abandoned at the deadline (given up); 1 records in all');
+    // Cut off: the request's socket was destroyed, not left to the 10 s request timeout.
+    expect(c.stats()).toMatchObject({ inFlight: 0, failed: 1, logged: 1 });
   });
 
   it('leaves an idle client open, and stops watching until it has records again', async () => {

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { MAX_RESPONSE_BODY_CHARS, SEND_DIRECT, type DirectRequest, type DirectTransport, type Transport, type TransportRequest, type TransportResponse } from '../transport.js';
+import { HOLD_IN_FLIGHT, MAX_RESPONSE_BODY_CHARS, SEND_DIRECT, type DirectRequest, type DirectTransport, type HoldingTransport, type Transport, type TransportRequest, type TransportResponse } from '../transport.js';
 
 /** Options of the default transport. */
 export interface NodeHttpTransportOptions {
@@ -86,6 +86,8 @@ class Exchange {
     readonly bodyAlways: boolean,
   ) {
     this.timer = setTimeout(onTimeout, timeoutMs, this);
+    // Neither a request's timeout nor its socket keeps the process alive (see `unrefSockets`).
+    this.timer.unref();
   }
 
   finish(error: Error | undefined, response?: TransportResponse): void {
@@ -159,13 +161,46 @@ function onAborted(this: http.IncomingMessage): void {
 }
 
 /**
+ * Makes an agent's sockets not keep the process alive on their own, in flight too: Node unrefs a
+ * kept-alive socket while it is idle and refs it again for each request. A process that has
+ * nothing else to do than wait for a tracking request thus reaches `beforeExit`, and the client's
+ * exit guard decides how long to wait (`HOLD_IN_FLIGHT`, for up to `closeTimeoutMs`, after which
+ * it cuts the request off), not the request timeout. Done where the agent makes or reuses a
+ * socket: no cost per request.
+ */
+function unrefSockets<A extends http.Agent>(agent: A): A {
+  const internals = agent as unknown as {
+    createConnection(...args: unknown[]): net.Socket | undefined;
+    reuseSocket(socket: net.Socket, req: http.ClientRequest): void;
+  };
+  const create = internals.createConnection;
+  internals.createConnection = function (this: unknown, ...args: unknown[]) {
+    const socket = create.apply(this, args);
+    socket?.unref();
+    return socket;
+  };
+  const reuse = internals.reuseSocket;
+  internals.reuseSocket = function (this: unknown, socket: net.Socket, req: http.ClientRequest) {
+    reuse.call(this, socket, req);
+    socket.unref();
+  };
+  return agent;
+}
+
+/** Keeps the process alive for the requests in flight now: their sockets are unref'd again when they go back to the pool. */
+function holdInFlight(agent: http.Agent): void {
+  for (const sockets of Object.values(agent.sockets)) for (const socket of sockets ?? []) socket.ref();
+}
+
+/**
  * Creates the default transport: one keep-alive agent per protocol, sockets reused across
- * records, idle sockets that never keep the process alive, and a hard timeout per request.
+ * records, sockets that do not keep the process alive on their own (idle or in flight; see
+ * `unrefSockets`), and a hard timeout per request.
  */
 export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}): Transport {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16, ...options.agentOptions };
-  const httpAgent = new http.Agent(agentOptions);
-  const httpsAgent = new https.Agent(agentOptions);
+  const httpAgent = unrefSockets(new http.Agent(agentOptions));
+  const httpsAgent = unrefSockets(new https.Agent(agentOptions));
   // The client sends to a handful of URLs; parsing each once saves CPU on every request.
   const targets = new Map<string, Target>();
   // The client passes the same headers object with every request: its raw list is made once.
@@ -212,7 +247,7 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}):
     req.end(request.body);
   }
 
-  const transport: DirectTransport = {
+  const transport: DirectTransport & HoldingTransport = {
     send(request: TransportRequest): Promise<TransportResponse> {
       return new Promise<TransportResponse>((resolve, reject) => {
         try {
@@ -223,6 +258,10 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}):
       });
     },
     [SEND_DIRECT]: (request, done) => sendDirect(request, done),
+    [HOLD_IN_FLIGHT]() {
+      holdInFlight(httpAgent);
+      holdInFlight(httpsAgent);
+    },
     close() {
       httpAgent.destroy();
       httpsAgent.destroy();
