@@ -36,14 +36,14 @@ const CONFIG = quick
       delivery: { warmup: 1, rounds: 3, turns: 1000, singleUserTurns: 250, concurrency: USERS },
       memory: { repeats: 1, burstTurns: 5000, downRecords: 50_000, downCapAt: 20_000 },
       endpoint: { warmup: 1, rounds: 2, durationMs: 1000, concurrency: 32 },
-      latency: { rounds: 1, turns: 1200, users: 200, delaysMs: [0, 50, 150], socketCap: 256 },
+      latency: { warmup: 1, rounds: 1, turns: 1200, users: 200, delaysMs: [0, 50, 150], socketCap: 256 },
     }
   : {
       inTurn: { warmup: 2, rounds: 15, blocks: 20, blockTurns: 100 },
       delivery: { warmup: 1, rounds: 9, turns: 4000, singleUserTurns: 500, concurrency: USERS },
       memory: { repeats: 5, burstTurns: 20_000, downRecords: 200_000, downCapAt: 50_000 },
       endpoint: { warmup: 1, rounds: 5, durationMs: 2000, concurrency: 32 },
-      latency: { rounds: 3, turns: 3000, users: 200, delaysMs: [0, 50, 150], socketCap: 256 },
+      latency: { warmup: 1, rounds: 3, turns: 3000, users: 200, delaysMs: [0, 50, 150], socketCap: 256 },
     };
 
 /** One line of the printed table. */
@@ -425,8 +425,8 @@ async function measureEndpoint(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 
 async function measureLatency(sink: Worker, sinkUrl: string): Promise<void> {
-  const { rounds, turns, users, delaysMs, socketCap } = CONFIG.latency;
-  log(`5. latency: an endpoint ${delaysMs.join(', ')} ms away, ${turns} turns (${2 * turns} records) from ${users} users, ${rounds} round(s) per sender`);
+  const { warmup, rounds, turns, users, delaysMs, socketCap } = CONFIG.latency;
+  log(`5. latency: an endpoint ${delaysMs.join(', ')} ms away, ${turns} turns (${2 * turns} records) from ${users} users, ${warmup}+${rounds} round(s) per sender`);
   const senders: DeliverySender[] = ['ours', 'dashbot'];
   const raw: Record<string, Record<DeliverySender, DeliveryResult>[]> = {};
   for (const delay of delaysMs) {
@@ -436,7 +436,9 @@ async function measureLatency(sink: Worker, sinkUrl: string): Promise<void> {
       await w.call('setup', { sinkUrl: `${sinkUrl}/delay/${delay}`, turns, users, singleUserTurns: 1 });
       workers.set(sender, w);
     }
-    for (let r = 0; r < rounds; r++) {
+    // A warm-up round per delay, not counted: the senders' code is compiled, their sockets and the
+    // concurrency window are built up, as in every other section.
+    for (let r = 0; r < warmup + rounds; r++) {
       const round = {} as Record<DeliverySender, DeliveryResult>;
       for (let k = 0; k < senders.length; k++) {
         const sender = senders[(k + r) % senders.length];
@@ -444,7 +446,7 @@ async function measureLatency(sink: Worker, sinkUrl: string): Promise<void> {
         await sink.call('phase', { phase });
         round[sender] = await workers.get(sender)!.call<DeliveryResult>('round', { phase, users, concurrency: 0 });
       }
-      (raw[delay] ??= []).push(round);
+      if (r >= warmup) (raw[delay] ??= []).push(round);
     }
     await sink.call('phase', { phase: null });
     for (const w of workers.values()) await w.stop();
