@@ -337,7 +337,8 @@ export interface RetentionCohort {
   users: number;
   /**
    * `returned[k - 1]`: the share (0 to 1) of them active again in week k after it, for k = 1 to
-   * 8; `null` for a week that has not ended yet (or not begun).
+   * 8; `null` for a week that has not begun. The current week, not over yet, holds the share back
+   * so far (the page marks it as such).
    */
   returned: (number | null)[];
 }

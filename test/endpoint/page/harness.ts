@@ -1,7 +1,8 @@
 /**
  * What the page tests need: an endpoint on 127.0.0.1 with a temp database holding the demo's
  * records (the demo's pizza agent on the Agents SDK's CloudAdapter, tracked by a real
- * TrackingClient) or the generated dataset with known answers (test/helpers/dataset.ts), and a
+ * TrackingClient), the generated dataset with known answers (test/helpers/dataset.ts) or the
+ * realistic live one (live-dataset.ts), and a
  * headless Chromium page that fails the test on any dialog, script error, console error,
  * Content-Security-Policy violation, HTML parsed from a string, or request that leaves the
  * endpoint.
@@ -18,6 +19,7 @@ import { TrackingMiddleware } from '../../../src/middleware/index.js';
 import { TrackingClient } from '../../../src/client/index.js';
 import { startTrackingEndpoint, type TrackingEndpoint, type TrackingEndpointOptions } from '../../../src/endpoint/index.js';
 import { DATASET_KEY, loadDataset, OTHER_BOT_KEY } from '../../helpers/dataset.js';
+import { LIVE_PIZZA_KEY, LIVE_SUPPORT_KEY, loadLiveDataset } from './live-dataset.js';
 
 /** The key the test endpoints accept. */
 export const KEY = 'viewer-test-key-1';
@@ -50,6 +52,16 @@ export async function startEndpoint(options: TrackingEndpointOptions = {}): Prom
 export async function startDatasetEndpoint(): Promise<Awaited<ReturnType<typeof startEndpoint>>> {
   const endpoint = await startEndpoint({ apiKeys: [`pizza=${DATASET_KEY}`, `support=${OTHER_BOT_KEY}`, `shop=${SHOP_KEY}`] });
   await loadDataset(endpoint.url);
+  return endpoint;
+}
+
+/**
+ * Starts an endpoint that knows the live dataset's bots by name (`pizza`, `support`) and loads
+ * the live dataset into it (live-dataset.ts: twelve weeks up to now, the current one not over).
+ */
+export async function startLiveDatasetEndpoint(): Promise<Awaited<ReturnType<typeof startEndpoint>>> {
+  const endpoint = await startEndpoint({ apiKeys: [`pizza=${LIVE_PIZZA_KEY}`, `support=${LIVE_SUPPORT_KEY}`] });
+  await loadLiveDataset(endpoint.url);
   return endpoint;
 }
 

@@ -1,14 +1,17 @@
 /**
  * Every view at a phone's width (375 px), a small tablet's (800 px) and a desktop's (1280 px),
- * over the generated dataset: nothing makes the page scroll sideways, every card and chart fits
- * and is visible, every chart has its table beside it for screen readers; and a screenshot of
- * each, in test/artifacts/ (git-ignored). With UPDATE_DOCS_IMAGES=1 the desktop screenshots are
- * also written to docs/images/, as the README and docs/endpoint.md show them.
+ * over the realistic live dataset (live-dataset.ts: twelve weeks up to now, so the current week is
+ * not over and retention cohorts have weeks not ended yet, as on every live bot): nothing makes the
+ * page scroll sideways, every card and chart fits and is visible, every chart has its table beside
+ * it for screen readers; and a screenshot of each, in test/artifacts/ (git-ignored). With
+ * UPDATE_DOCS_IMAGES=1 the desktop screenshots are also written to docs/images/, as the README and
+ * docs/endpoint.md show them.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, startDatasetEndpoint, startEndpoint, widths, type WatchedPage } from './harness.js';
+import { launchBrowser, openPage, screenshot, startEndpoint, startLiveDatasetEndpoint, widths, type WatchedPage } from './harness.js';
+import { SHOWCASE_CONVERSATION } from './live-dataset.js';
 
 const DOCS_IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
 const WIDTHS = [375, 800, 1280];
@@ -20,15 +23,15 @@ const VIEWS = [
   { view: 'messages', ready: '[data-table="buttons"] tbody tr', cards: ['messages-over-time', 'intents', 'top-messages', 'unhandled', 'buttons'] },
   { view: 'feedback', ready: '.comment', cards: ['feedback-figures', 'ai-share', 'feedback-per-day', 'feedback-per-intent', 'comments'] },
   { view: 'revenue', ready: '[data-table="revenue-per-user"] tbody tr', cards: ['revenue-totals', 'revenue-per-day', 'revenue-per-user'] },
-  { view: 'conversations', extra: '&conversation=a1-1', ready: '.entry.event', cards: [] },
+  { view: 'conversations', extra: `&conversation=${SHOWCASE_CONVERSATION}`, ready: '.entry.event', cards: [] },
 ] as const;
 
-let endpoint: Awaited<ReturnType<typeof startDatasetEndpoint>>;
+let endpoint: Awaited<ReturnType<typeof startLiveDatasetEndpoint>>;
 let browser: Browser;
 let watched: WatchedPage | undefined;
 
 beforeAll(async () => {
-  [endpoint, browser] = await Promise.all([startDatasetEndpoint(), launchBrowser()]);
+  [endpoint, browser] = await Promise.all([startLiveDatasetEndpoint(), launchBrowser()]);
 }, 60_000);
 
 afterEach(async () => {
@@ -49,7 +52,7 @@ for (const width of WIDTHS) {
       it(`shows the ${view} view whole, without sideways scrolling`, async () => {
         watched = await openPage(browser, endpoint.url, { width, height: 900 });
         const { page } = watched;
-        await page.goto(`${endpoint.url}/#view=${view}&bot=pizza${'extra' in rest ? rest.extra : ''}`);
+        await page.goto(`${endpoint.url}/#view=${view}${'extra' in rest ? rest.extra : ''}`);
         await page.locator(ready).first().waitFor();
         // Every chart drawn, at the width of its card.
         const charts = page.locator('[data-chart]');
@@ -80,7 +83,7 @@ for (const width of WIDTHS) {
         if (view === 'conversations') {
           await inside('.browse');
           await inside('.transcript-panel');
-          await expect(page.locator('.transcript-head h2').textContent()).resolves.toBe('Conversation a1-1');
+          await expect(page.locator('.transcript-head h2').textContent()).resolves.toBe(`Conversation ${SHOWCASE_CONVERSATION}`);
           for (const bubble of await page.locator('.bubble, .event-pill').all()) {
             const box = (await bubble.boundingBox())!;
             expect(box.x + box.width).toBeLessThanOrEqual(innerWidth);
@@ -100,6 +103,31 @@ for (const width of WIDTHS) {
     }
   });
 }
+
+describe('retention on a live bot', () => {
+  it('marks this week\'s figures as counted so far, as its note says, and leaves weeks not begun empty', async () => {
+    watched = await openPage(browser, endpoint.url, { width: 1280 });
+    const { page } = watched;
+    await page.goto(`${endpoint.url}/#view=users`);
+    await page.locator('[data-table="retention"] tbody tr').first().waitFor();
+    const monday = (ms: number) => Math.floor((ms - 4 * 86_400_000) / (7 * 86_400_000)) * 7 * 86_400_000 + 4 * 86_400_000;
+    const thisWeek = monday(Date.now());
+    const cells = await page.locator('[data-table="retention"] tbody tr').evaluateAll((rows) => rows.flatMap((row) =>
+      [...row.querySelectorAll('td[data-week]')].map((cell) => ({
+        cohort: row.getAttribute('data-cohort')!, week: Number(cell.getAttribute('data-week')), text: (cell.textContent ?? '').trim(), soFar: cell.classList.contains('so-far'),
+      }))));
+    const weekOf = (cell: { cohort: string; week: number }) => Date.parse(`${cell.cohort}T00:00:00Z`) + cell.week * 7 * 86_400_000;
+    const current = cells.filter((cell) => weekOf(cell) === thisWeek);
+    expect(current.length).toBeGreaterThan(0);
+    for (const cell of current) {
+      expect(cell.soFar, `${cell.cohort} week ${cell.week}`).toBe(true);
+      expect(cell.text).toMatch(/^\d+(\.\d)?%… so far$/);
+    }
+    expect(cells.filter((cell) => weekOf(cell) < thisWeek).every((cell) => !cell.soFar && /^\d+(\.\d)?%$/.test(cell.text))).toBe(true);
+    expect(cells.filter((cell) => weekOf(cell) > thisWeek).every((cell) => cell.text === 'not yet')).toBe(true);
+    await expect(page.locator('[data-card="retention"] .card-note').textContent()).resolves.toContain('is this week, not over yet: the users back so far');
+  });
+});
 
 describe('on an endpoint with no records yet', () => {
   it('shows every view empty, saying so, with nothing broken', async () => {

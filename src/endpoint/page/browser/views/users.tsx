@@ -57,6 +57,14 @@ function ActiveUsers() {
   );
 }
 
+const WEEK = 7 * 86_400_000;
+
+/** The Monday (00:00 UTC) of the week `ms` falls in, as the read API starts its weeks. */
+function weekStart(ms: number): number {
+  const monday = 4 * 86_400_000; // 1970-01-05
+  return Math.floor((ms - monday) / WEEK) * WEEK + monday;
+}
+
 /** The colour step of a retention cell: 0 to 10. */
 function heat(share: number): number {
   return Math.round(Math.max(0, Math.min(1, share)) * 10);
@@ -67,6 +75,9 @@ function Retention() {
   const read = useRead<RetentionResponse>('api/analytics/retention', apiFilter(state.filter));
   const cohorts = read.data?.cohorts ?? [];
   const weeks = Array.from({ length: 8 }, (_, i) => i + 1);
+  // The week in progress is counted so far: marked as such, as weeks not begun are.
+  const thisWeek = weekStart(Date.now());
+  const current = cohorts.some((c) => c.returned.some((_, i) => Date.parse(c.week) + (i + 1) * WEEK === thisWeek));
   return (
     <Card title="Retention by weekly cohort" name="retention" wide actions={<Exports path="api/analytics/retention" file="retention" what="retention cohorts" />}>
       {pending(read) ?? (cohorts.length === 0 ? <Empty>No new users in this range.</Empty> : (
@@ -87,14 +98,19 @@ function Retention() {
                   <td class="num">{count(c.users)}</td>
                   {c.returned.map((share, i) => (share === null
                     ? <td class="num cell future" data-week={i + 1}><span class="sr-only">not yet</span></td>
-                    : <td class={`num cell heat-${heat(share)}`} data-week={i + 1}>{percent(share)}</td>))}
+                    : Date.parse(c.week) + (i + 1) * WEEK === thisWeek
+                      ? <td class={`num cell heat-${heat(share)} so-far`} data-week={i + 1} title="This week is not over: users back so far">{percent(share)}<span aria-hidden="true">…</span><span class="sr-only"> so far</span></td>
+                      : <td class={`num cell heat-${heat(share)}`} data-week={i + 1}>{percent(share)}</td>))}
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       ))}
-      <p class="card-note">Week 1 is the week after the one the users were first seen in; an empty cell is a week that has not ended.</p>
+      <p class="card-note">
+        Week 1 is the week after the one the users were first seen in. A hatched cell is a week that has not begun
+        {current ? '; a figure with … is this week, not over yet: the users back so far' : ''}.
+      </p>
     </Card>
   );
 }
