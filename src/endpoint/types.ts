@@ -237,8 +237,26 @@ export interface IntentStats {
   intents: IntentCount[];
 }
 
+/** A bucket width of `GET /api/timeseries`: minutes, hours, days (UTC), weeks (from Monday) or calendar months. */
+export type TimeseriesBucket = TimeBucket | 'week' | 'month';
+
+/** One bucket of `GET /api/timeseries`. */
+export interface TimeseriesResponsePoint extends Omit<TimeseriesPoint, 'revenue'> {
+  /**
+   * Sum of the revenue events' `amount` (rounded to 6 decimals) when the range's revenue events are
+   * all in one currency (or there are none); `null` when they are in several, as amounts in
+   * different currencies are never added (`/api/analytics/revenue` has them per day and currency).
+   */
+  revenue: number | null;
+}
+
 /** `GET /api/timeseries`: buckets oldest first, without gaps. */
-export type TimeseriesResponse = Timeseries;
+export interface TimeseriesResponse {
+  /** The bucket width used (the one asked for, or the one `auto` chose to show the whole range). */
+  bucket: TimeseriesBucket;
+  /** Buckets oldest first, without gaps (empty ones hold zeros), ending with the latest activity. */
+  points: TimeseriesResponsePoint[];
+}
 
 /** `GET /api/intents`: messages per intent, and the numbers of the `NotHandled` share. */
 export type IntentsResponse = IntentStats;

@@ -3,33 +3,83 @@
  * intent, and one stored record as it was received (with its `platformJson`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { revenue } from '../read/analytics.js';
 import { intentStats, timeseries } from '../read/charts.js';
 import { sendError, sendJson } from '../http/respond.js';
 import { sendView } from './export.js';
 import type { EndpointContext, Target } from '../http/router.js';
 import { badFilter, badLimit, filterParams, limitParam } from './params.js';
-import type { IntentsResponse, RecordResponse, TimeBucket, TimeseriesResponse } from '../types.js';
+import type { ReadFilter } from '../read/filter.js';
+import type { RecordStore } from '../store/store.js';
+import type { IntentsResponse, RecordResponse, TimeBucket, TimeseriesBucket, TimeseriesPoint, TimeseriesResponse, TimeseriesResponsePoint } from '../types.js';
 
-const BUCKETS: readonly string[] = ['auto', 'minute', 'hour', 'day'];
+const BUCKETS: readonly string[] = ['auto', 'minute', 'hour', 'day', 'week', 'month'];
 const MAX_POINTS = 10_000;
+const DAY = 86_400_000;
+const WEEK = 7 * DAY;
+/** 1970-01-05: weeks start on Mondays (UTC), as the analytics views' do. */
+const FIRST_MONDAY = 4 * DAY;
+
+/** The start of the week (Monday) or month (the 1st) a day falls in, UTC. */
+function periodStart(day: number, bucket: 'week' | 'month'): number {
+  if (bucket === 'week') return Math.floor((day - FIRST_MONDAY) / WEEK) * WEEK + FIRST_MONDAY;
+  const date = new Date(day);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+}
+
+/** Days summed into weeks or months, the latest `limit` of them. */
+function coarser(days: TimeseriesPoint[], bucket: 'week' | 'month', limit: number): TimeseriesResponse {
+  const sums = new Map<number, TimeseriesResponsePoint>();
+  for (const day of days) {
+    const start = periodStart(Date.parse(day.start), bucket);
+    const into = sums.get(start) ?? { start: new Date(start).toISOString(), incoming: 0, outgoing: 0, events: 0, notHandled: 0, revenue: 0 };
+    into.incoming += day.incoming;
+    into.outgoing += day.outgoing;
+    into.events += day.events;
+    into.notHandled += day.notHandled;
+    into.revenue = Math.round(((into.revenue ?? 0) + (day.revenue ?? 0)) * 1e6) / 1e6;
+    sums.set(start, into);
+  }
+  return { bucket, points: [...sums.values()].slice(-limit) };
+}
 
 /**
- * `GET /api/timeseries?bucket=auto|minute|hour|day&limit=N&…filter`: incoming and outgoing
- * messages, events, `NotHandled` messages and revenue per bucket (UTC), at most `limit` (default
- * 60, up to 10000) buckets ending with the latest activity (or the filter's `to`). `auto` (the
- * default) picks the smallest width that shows everything in `limit` buckets. 400 for an unknown
- * bucket, a bad limit or a bad filter.
+ * Counts per bucket: minutes, hours and days from the read side; weeks and months summed from its
+ * days. `auto` takes the smallest of minutes, hours, days, weeks and months that shows the whole
+ * range (or everything) in `limit` buckets, and months (the latest `limit`) when none does.
+ */
+async function series(store: RecordStore, bucket: TimeseriesBucket | 'auto', limit: number, filter: ReadFilter): Promise<TimeseriesResponse> {
+  if (bucket === 'week' || bucket === 'month') return coarser((await timeseries(store, 'day', MAX_POINTS, filter)).points, bucket, limit);
+  const fine = await timeseries(store, bucket, limit, filter);
+  if (bucket !== 'auto' || fine.bucket !== 'day' || fine.points.length < limit) return fine;
+  const days = await timeseries(store, 'day', MAX_POINTS, filter);
+  if (days.points.length <= limit) return days;
+  const weeks = coarser(days.points, 'week', MAX_POINTS);
+  return weeks.points.length <= limit ? weeks : coarser(days.points, 'month', limit);
+}
+
+/**
+ * `GET /api/timeseries?bucket=auto|minute|hour|day|week|month&limit=N&…filter`: incoming and
+ * outgoing messages, events, `NotHandled` messages and revenue per bucket (UTC; weeks from Monday),
+ * at most `limit` (default 60, up to 10000) buckets ending with the latest activity (or the
+ * filter's `to`). `auto` (the default) picks the smallest width that shows the whole range in
+ * `limit` buckets. `revenue` is `null` when the range's revenue is in several currencies. 400 for an
+ * unknown bucket, a bad limit or a bad filter.
  */
 export async function handleTimeseries(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
   const bucket = query.get('bucket') ?? 'auto';
   if (!BUCKETS.includes(bucket)) {
-    return sendError(res, 400, 'bucket must be auto, minute, hour or day.', [{ path: 'bucket', expected: 'auto, minute, hour or day', received: JSON.stringify(bucket.slice(0, 20)) }]);
+    return sendError(res, 400, 'bucket must be auto, minute, hour, day, week or month.', [
+      { path: 'bucket', expected: 'auto, minute, hour, day, week or month', received: JSON.stringify(bucket.slice(0, 20)) },
+    ]);
   }
   const limit = limitParam(query, 60, MAX_POINTS);
   if (limit === undefined) return badLimit(res, MAX_POINTS);
   const parsed = filterParams(query, keys);
   if (!parsed.ok) return badFilter(res, parsed.problems);
-  const body: TimeseriesResponse = await timeseries(store, bucket as TimeBucket | 'auto', limit, parsed.filter);
+  const [body, money] = await Promise.all([series(store, bucket as TimeBucket | 'week' | 'month' | 'auto', limit, parsed.filter), revenue(store, parsed.filter, 1)]);
+  // Amounts in different currencies are never added: no revenue figure when the range has several.
+  if (money.byCurrency.length > 1) for (const point of body.points) point.revenue = null;
   sendView(res, query, `timeseries-${body.bucket}`, body, () => ({
     columns: ['start', 'incoming', 'outgoing', 'events', 'not handled', 'revenue'],
     rows: body.points.map((p) => [p.start, p.incoming, p.outgoing, p.events, p.notHandled, p.revenue]),

@@ -24,7 +24,7 @@ const INDEX = {
     'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
     'GET /api/record?seq=N': 'one stored record as received, platformJson included',
     'GET /api/summary': 'counts by type, platform, channel, intent and event; revenue per currency (and the filter)',
-    'GET /api/timeseries': 'messages in and out, events, NotHandled and revenue per bucket (?bucket=auto|minute|hour|day, ?limit=N, and the filter)',
+    'GET /api/timeseries': 'messages in and out, events, NotHandled and revenue per bucket (?bucket=auto|minute|hour|day|week|month, ?limit=N, and the filter)',
     'GET /api/intents': 'messages per intent, most used first; incoming and NotHandled totals (?limit=N, and the filter)',
     'GET /api/bots': 'the bots that sent records, with the names given to their keys',
     'GET /api/analytics/active-users': 'active, new and returning users per day, week or month (?interval=day|week|month)',

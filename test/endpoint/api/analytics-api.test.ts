@@ -73,6 +73,26 @@ describe('GET /api/timeseries', () => {
     ]);
   });
 
+  it('sums weeks (from Monday) and calendar months from the days', async () => {
+    const all = { incoming: 4, outgoing: 2, events: 2, notHandled: 1, revenue: 9.75 };
+    expect((await request(endpoint, '/api/timeseries?bucket=week')).body).toEqual({ bucket: 'week', points: [{ start: '2024-12-30T00:00:00.000Z', ...all }] });
+    expect((await request(endpoint, '/api/timeseries?bucket=month')).body).toEqual({ bucket: 'month', points: [{ start: '2025-01-01T00:00:00.000Z', ...all }] });
+    // Over a range: every week from its start to the latest activity, empty ones with zeros.
+    const weeks = (await request(endpoint, '/api/timeseries?bucket=week&from=2024-12-20&to=2025-01-10')).body;
+    expect(weeks.points.map((p: { start: string; incoming: number }) => [p.start.slice(0, 10), p.incoming])).toEqual([['2024-12-16', 0], ['2024-12-23', 0], ['2024-12-30', 4]]);
+  });
+
+  it('shows the whole range with bucket=auto: weeks, then months, when the days do not fit in limit', async () => {
+    // Two days of records, one bar: their week.
+    expect((await request(endpoint, '/api/timeseries?limit=1')).body).toMatchObject({ bucket: 'week', points: [{ start: '2024-12-30T00:00:00.000Z', incoming: 4 }] });
+    // Three weeks and a bit do not fit in two bars: December and January.
+    const months = (await request(endpoint, '/api/timeseries?limit=2&from=2024-12-20&to=2025-01-10')).body;
+    expect(months.bucket).toBe('month');
+    expect(months.points.map((p: { start: string; incoming: number; outgoing: number }) => [p.start.slice(0, 10), p.incoming + p.outgoing])).toEqual([['2024-12-01', 0], ['2025-01-01', 6]]);
+    // Days when they fit.
+    expect((await request(endpoint, '/api/timeseries?limit=2&bucket=auto&from=2025-01-02&to=2025-01-04')).body.bucket).toBe('day');
+  });
+
   it('picks the smallest bucket that shows everything within limit with bucket=auto (the default)', async () => {
     expect((await request(endpoint, '/api/timeseries')).body.bucket).toBe('hour');
     expect((await request(endpoint, '/api/timeseries?limit=1000')).body.bucket).toBe('minute');
@@ -89,7 +109,7 @@ describe('GET /api/timeseries', () => {
   });
 
   it('answers 400 for an unknown bucket or a limit out of range', async () => {
-    expect((await request(endpoint, '/api/timeseries?bucket=week')).status).toBe(400);
+    expect((await request(endpoint, '/api/timeseries?bucket=year')).status).toBe(400);
     expect((await request(endpoint, '/api/timeseries?limit=0')).status).toBe(400);
     const tooMany = await request(endpoint, '/api/timeseries?limit=10001');
     expect(tooMany.status).toBe(400);

@@ -229,9 +229,16 @@ describe('the lists, the summary and the charts as CSV', () => {
   it('timeseries: each bucket\'s messages in and out, events, NotHandled and revenue, in a file named for the bucket', async () => {
     expect(await csv(`/api/timeseries?bucket=day&limit=2&${PIZZA}`)).toEqual({
       file: 'timeseries-day.csv',
-      lines: ['start,incoming,outgoing,events,not handled,revenue', '2026-09-27T00:00:00.000Z,0,0,0,0,0', '2026-09-28T00:00:00.000Z,2,2,1,0,10'],
+      // EUR and USD in the range: no revenue figure, as they are never added.
+      lines: ['start,incoming,outgoing,events,not handled,revenue', '2026-09-27T00:00:00.000Z,0,0,0,0,', '2026-09-28T00:00:00.000Z,2,2,1,0,'],
     });
-    expect((await csv(`/api/timeseries?limit=2&${PIZZA}`)).file).toBe('timeseries-day.csv');
+    // The whole range in at most 2 buckets: the month of September.
+    expect(await csv(`/api/timeseries?limit=2&${PIZZA}`)).toEqual({
+      file: 'timeseries-month.csv',
+      lines: ['start,incoming,outgoing,events,not handled,revenue', '2026-09-01T00:00:00.000Z,26,26,12,5,'],
+    });
+    // One currency: its sum.
+    expect((await csv('/api/timeseries?bucket=week&bot=pizza&from=2026-09-07&to=2026-09-20')).lines.slice(1)).toEqual(['2026-09-07T00:00:00.000Z,10,10,6,2,30', '2026-09-14T00:00:00.000Z,8,8,3,2,20']);
   });
 
   it('intents: incoming, outgoing and the recognizer\'s confidence; with ?table=summary the NotHandled share', async () => {

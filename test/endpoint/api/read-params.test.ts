@@ -161,7 +161,9 @@ describe('each view\'s own parameters', () => {
 
   it('timeseries: an unknown bucket is 400, naming the buckets', async () => {
     const res = await request(endpoint, `/api/timeseries?bucket=${'w'.repeat(30)}`);
-    expect(res.body).toEqual({ ok: false, error: 'bucket must be auto, minute, hour or day.', problems: [{ path: 'bucket', expected: 'auto, minute, hour or day', received: JSON.stringify('w'.repeat(20)) }] });
+    expect(res.body).toEqual({
+      ok: false, error: 'bucket must be auto, minute, hour, day, week or month.', problems: [{ path: 'bucket', expected: 'auto, minute, hour, day, week or month', received: JSON.stringify('w'.repeat(20)) }],
+    });
   });
 
   it('funnel: takes steps=A,B and step= repeated, trimmed, empty ones left out; 1 to 10 steps', async () => {

@@ -10,7 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, startEndpoint, startLiveDatasetEndpoint, widths, type WatchedPage } from './harness.js';
+import { launchBrowser, openPage, screenshot, startEndpoint, startLiveDatasetEndpoint, tableRows, widths, type WatchedPage } from './harness.js';
 import { SHOWCASE_CONVERSATION } from './live-dataset.js';
 
 const DOCS_IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
@@ -104,7 +104,23 @@ for (const width of WIDTHS) {
   });
 }
 
-describe('retention on a live bot', () => {
+describe('a live bot\'s twelve weeks', () => {
+  it('shows messages over all time, per week, every message of the range in it', async () => {
+    watched = await openPage(browser, endpoint.url, { width: 1280 });
+    const { page } = watched;
+    await page.goto(`${endpoint.url}/#view=messages`);
+    await page.locator('[data-table="messages-over-time"] tbody tr').first().waitFor({ state: 'attached' });
+    const rows = await tableRows(page, 'messages-over-time');
+    // Twelve weeks do not fit in 60 days: 12 weeks (13 when this Monday's week has begun).
+    expect(rows.length).toBeGreaterThanOrEqual(12);
+    expect(rows.length).toBeLessThanOrEqual(13);
+    await expect(page.locator('[data-table="messages-over-time"] thead th').first().textContent()).resolves.toBe('Week of');
+    const shown = rows.reduce((sum, [, incoming, outgoing]) => sum + Number(incoming.replace(/,/g, '')) + Number(outgoing.replace(/,/g, '')), 0);
+    await expect.poll(() => page.locator('[data-kpi="messages"]').getAttribute('data-value')).toBe(String(shown));
+    await expect(page.locator('[data-card="messages-over-time"] .card-note').textContent()).resolves.toMatch(new RegExp(`, per week, ${rows[0][0]} to ${rows.at(-1)![0]}$`));
+  });
+
+
   it('marks this week\'s figures as counted so far, as its note says, and leaves weeks not begun empty', async () => {
     watched = await openPage(browser, endpoint.url, { width: 1280 });
     const { page } = watched;

@@ -37,11 +37,12 @@ export function bucketLabel(iso: string, interval: ActivityInterval = 'day'): st
   return interval === 'month' ? utcMonth.format(date) : utcDay.format(date);
 }
 
-/** A bucket of `/api/timeseries` (minute, hour or day) as a label. */
-export function timeBucketLabel(iso: string, bucket: 'minute' | 'hour' | 'day'): string {
+/** A bucket of `/api/timeseries` as a label: `10:15` for a minute or an hour, `Sep 7` for a day or a week (its Monday), `Sep 2026` for a month. */
+export function timeBucketLabel(iso: string, bucket: 'minute' | 'hour' | 'day' | 'week' | 'month'): string {
   const date = valid(iso);
   if (!date) return iso;
-  return bucket === 'day' ? utcDay.format(date) : minuteFormat.format(date);
+  if (bucket === 'month') return utcMonth.format(date);
+  return bucket === 'day' || bucket === 'week' ? utcDay.format(date) : minuteFormat.format(date);
 }
 
 /** A count: `1,234`. */

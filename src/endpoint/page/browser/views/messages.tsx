@@ -3,15 +3,20 @@
  * the buttons users clicked, and the intents with the recognizer's confidence in them.
  */
 import { useMemo } from 'preact/hooks';
-import type { ButtonsResponse, IntentsResponse, MessagesResponse, TimeseriesResponse } from '../../../types.js';
+import type { ButtonsResponse, IntentsResponse, MessagesResponse, TimeseriesBucket, TimeseriesResponse } from '../../../types.js';
 import { barOption, COLORS } from '../charts.js';
 import { Card, ChartCard, DataTable, Empty, Exports, IntentTag, pending, ShareBar } from '../components.js';
 import { count, percent, timeBucketLabel } from '../format.js';
 import { usePage, useRead } from '../hooks.js';
 import { apiFilter } from '../state.js';
 
+/** What a bucket of the chart is called. */
+const BUCKET_NAMES: Record<TimeseriesBucket, string> = { minute: 'minute', hour: 'hour', day: 'day', week: 'week', month: 'month' };
+const BUCKET_COLUMN: Record<TimeseriesBucket, string> = { minute: 'From', hour: 'From', day: 'Day', week: 'Week of', month: 'Month' };
+
 function OverTime() {
   const { state } = usePage();
+  // auto: minutes, hours, days, weeks or months, whichever shows the whole range in at most 60 bars.
   const read = useRead<TimeseriesResponse>('api/timeseries', { ...apiFilter(state.filter), bucket: 'auto', limit: 60 });
   const data = read.data;
   const points = data?.points ?? [];
@@ -24,6 +29,12 @@ function OverTime() {
   }), [read.data]);
   const totalIn = points.reduce((sum, p) => sum + p.incoming, 0);
   const totalOut = points.reduce((sum, p) => sum + p.outgoing, 0);
+  const first = points[0];
+  const last = points.at(-1);
+  // Says what is shown: the bucket width and the buckets it spans.
+  const span = data && first && last
+    ? `per ${BUCKET_NAMES[data.bucket]}, ${points.length === 1 ? timeBucketLabel(first.start, data.bucket) : `${timeBucketLabel(first.start, data.bucket)} to ${timeBucketLabel(last.start, data.bucket)}`}`
+    : '';
   return (
     <ChartCard
       title="Messages over time"
@@ -32,11 +43,11 @@ function OverTime() {
       option={option}
       exports={<Exports path="api/timeseries" params={{ bucket: 'auto', limit: 60 }} file="messages-over-time" what="messages over time" />}
       table={{
-        caption: `Messages in and out per ${data?.bucket ?? 'bucket'}`,
-        columns: [data?.bucket === 'day' ? 'Day' : 'From', { label: 'Incoming', numeric: true }, { label: 'Outgoing', numeric: true }, { label: 'Not handled', numeric: true }],
+        caption: `Messages in and out per ${data ? BUCKET_NAMES[data.bucket] : 'bucket'}`,
+        columns: [data ? BUCKET_COLUMN[data.bucket] : 'From', { label: 'Incoming', numeric: true }, { label: 'Outgoing', numeric: true }, { label: 'Not handled', numeric: true }],
         rows: points.map((p) => [timeBucketLabel(p.start, data!.bucket), count(p.incoming), count(p.outgoing), count(p.notHandled)]),
       }}
-      note={data ? `${count(totalIn)} incoming, ${count(totalOut)} outgoing, per ${data.bucket}` : undefined}
+      note={data ? `${count(totalIn)} incoming, ${count(totalOut)} outgoing, ${span}` : undefined}
       empty="No messages in this range."
     />
   );
