@@ -105,6 +105,23 @@ for (const width of WIDTHS) {
 }
 
 describe('a live bot\'s twelve weeks', () => {
+  it('lists the latest 10 comments on a phone, and 10 more at a time on request', async () => {
+    watched = await openPage(browser, endpoint.url, { width: 375 });
+    const { page } = watched;
+    await page.goto(`${endpoint.url}/#view=feedback`);
+    await page.locator('.comment').first().waitFor();
+    const all = Number((await page.locator('.more-comments .muted').textContent())!.match(/of (\d+) comments/)![1]);
+    expect(all).toBeGreaterThan(20);
+    await expect(page.locator('.comment').count()).resolves.toBe(10);
+    // The whole view stays a phone page: no longer than a few screens.
+    expect(await page.evaluate(() => document.scrollingElement!.scrollHeight)).toBeLessThan(6000);
+    await page.getByRole('button', { name: 'Show 10 more' }).click();
+    await expect.poll(() => page.locator('.comment').count()).toBe(20);
+    await expect(page.locator('.more-comments .muted').textContent()).resolves.toBe(`Showing 20 of ${all} comments.`);
+    await page.getByRole('button', { name: 'Show fewer' }).click();
+    await expect.poll(() => page.locator('.comment').count()).toBe(10);
+  });
+
   it('shows messages over all time, per week, every message of the range in it', async () => {
     watched = await openPage(browser, endpoint.url, { width: 1280 });
     const { page } = watched;

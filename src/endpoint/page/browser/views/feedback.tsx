@@ -2,7 +2,7 @@
  * Feedback and AI: thumbs up and down on the bot's replies, per day and per intent, with the
  * comments users left; and the share of replies the bot marked AI-generated.
  */
-import { useMemo } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import type { FeedbackResponse } from '../../../types.js';
 import { barOption, COLORS, ringOption } from '../charts.js';
 import { Card, ChartCard, DataTable, Empty, Exports, IntentTag, Kpi, pending, UserLabel } from '../components.js';
@@ -102,26 +102,40 @@ function PerIntent({ read }: { read: Read<FeedbackResponse> }) {
   );
 }
 
+/** Comments shown at first, and how many more each "Show more" adds. */
+const COMMENTS_PAGE = 10;
+
 function Comments({ read }: { read: Read<FeedbackResponse> }) {
   const { hrefFor } = usePage();
   const comments = read.data?.comments ?? [];
+  const [shown, setShown] = useState(COMMENTS_PAGE);
+  const more = comments.length - shown;
   return (
     <Card title="Comments" name="comments" actions={<Exports path="api/analytics/feedback" table="comments" file="feedback" what="comments" />}>
       {pending(read) ?? (comments.length === 0 ? <Empty>No comments in this range.</Empty> : (
-        <ul class="comments">
-          {comments.map((c) => (
-            <li class={`comment ${c.reaction ?? ''}`}>
-              <span class="comment-reaction">{c.reaction ? <><Thumb up={c.reaction === 'like'} /><span class="sr-only">{c.reaction === 'like' ? 'Liked' : 'Disliked'}: </span></> : null}</span>
-              <blockquote class="comment-text">{c.comment}</blockquote>
-              <span class="comment-meta">
-                <UserLabel id={c.userId} name={c.userName} />
-                <time datetime={c.time}>{lastSeen(c.time)}</time>
-                {c.intent ? <IntentTag name={c.intent} /> : null}
-                <a href={hrefFor({ view: 'conversations', list: 'users', selection: { kind: 'user', id: c.userId }, at: undefined })}>Transcript</a>
-              </span>
-            </li>
-          ))}
-        </ul>
+        <>
+          <ul class="comments" aria-label={`The latest ${plural(Math.min(shown, comments.length), 'comment')} of ${count(comments.length)}`}>
+            {comments.slice(0, shown).map((c) => (
+              <li class={`comment ${c.reaction ?? ''}`}>
+                <span class="comment-reaction">{c.reaction ? <><Thumb up={c.reaction === 'like'} /><span class="sr-only">{c.reaction === 'like' ? 'Liked' : 'Disliked'}: </span></> : null}</span>
+                <blockquote class="comment-text">{c.comment}</blockquote>
+                <span class="comment-meta">
+                  <UserLabel id={c.userId} name={c.userName} />
+                  <time datetime={c.time}>{lastSeen(c.time)}</time>
+                  {c.intent ? <IntentTag name={c.intent} /> : null}
+                  <a href={hrefFor({ view: 'conversations', list: 'users', selection: { kind: 'user', id: c.userId }, at: undefined })}>Transcript</a>
+                </span>
+              </li>
+            ))}
+          </ul>
+          {comments.length > COMMENTS_PAGE ? (
+            <p class="more-comments">
+              <span class="muted">Showing {count(Math.min(shown, comments.length))} of {plural(comments.length, 'comment')}{comments.length >= 100 ? ' (the latest 100)' : ''}.</span>
+              {more > 0 ? <button type="button" class="link-button" onClick={() => setShown(shown + COMMENTS_PAGE)}>Show {Math.min(more, COMMENTS_PAGE)} more</button> : null}
+              {shown > COMMENTS_PAGE ? <button type="button" class="link-button" onClick={() => setShown(COMMENTS_PAGE)}>Show fewer</button> : null}
+            </p>
+          ) : null}
+        </>
       ))}
     </Card>
   );
