@@ -81,7 +81,13 @@ for (const width of WIDTHS) {
         for (const field of ['Range', 'From', 'To', 'Bot', 'Platform', 'Channel']) await expect(page.getByLabel(field, { exact: true }).isVisible()).resolves.toBe(true);
         for (const card of cards) await inside(`[data-card="${card}"]`);
         if (view === 'conversations') {
-          await inside('.browse');
+          // On a phone the chosen transcript is a screen of its own, with the way back to the list.
+          if (width < 760) {
+            await expect(page.locator('.browse').count()).resolves.toBe(0);
+            await inside('.transcript-head .back');
+          } else {
+            await inside('.browse');
+          }
           await inside('.transcript-panel');
           await expect(page.locator('.transcript-head h2').textContent()).resolves.toBe(`Conversation ${SHOWCASE_CONVERSATION}`);
           for (const bubble of await page.locator('.bubble, .event-pill').all()) {
@@ -120,6 +126,43 @@ describe('a live bot\'s twelve weeks', () => {
     await expect(page.locator('.more-comments .muted').textContent()).resolves.toBe(`Showing 20 of ${all} comments.`);
     await page.getByRole('button', { name: 'Show fewer' }).click();
     await expect.poll(() => page.locator('.comment').count()).toBe(10);
+  });
+
+  it('shows Transcripts on a phone as a list filling the screen, then the transcript as its own screen, and back', async () => {
+    watched = await openPage(browser, endpoint.url, { width: 375, height: 740 });
+    const { page } = watched;
+    await page.goto(`${endpoint.url}/#view=conversations`);
+    await page.locator('.list .row').first().waitFor();
+    // The list alone, as long as the list: more rows than a screen holds, no box of four.
+    await expect(page.locator('.transcript-panel').count()).resolves.toBe(0);
+    const rows = await page.locator('.list .row').count();
+    expect(rows).toBeGreaterThan(20);
+    const list = (await page.locator('.list').boundingBox())!;
+    expect(list.height).toBeGreaterThan(rows * 50);
+    const { scrollWidth, innerWidth } = await widths(page);
+    expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+
+    const id = await page.locator('.list .row').nth(2).getAttribute('data-id');
+    await page.locator('.list .row').nth(2).click();
+    await expect.poll(() => page.locator('.transcript-head h2').textContent()).toBe(`Conversation ${id}`);
+    await expect(page.locator('.browse').count()).resolves.toBe(0);
+    // The transcript takes the screen: its heading at the top, its entries below, most of the height.
+    await page.locator('.entry').first().waitFor();
+    const head = (await page.locator('.transcript-head h2').boundingBox())!;
+    expect(head.y).toBeGreaterThanOrEqual(0);
+    expect(head.y).toBeLessThan(200);
+    expect((await page.locator('.transcript-panel .scroll').boundingBox())!.height).toBeGreaterThan(740 * 0.5);
+    await expect(page.evaluate(() => document.activeElement?.tagName)).resolves.toBe('H2');
+
+    await page.getByRole('button', { name: 'Conversations' }).click();
+    await page.locator('.list .row').first().waitFor();
+    await expect(page.locator('.transcript-panel').count()).resolves.toBe(0);
+    // The browser's back button does the same.
+    await page.locator(`.list .row[data-id="${id}"]`).click();
+    await page.locator('.transcript-head .back').waitFor();
+    await page.goBack();
+    await page.locator('.list .row').first().waitFor();
+    await expect(page.locator('.transcript-panel').count()).resolves.toBe(0);
   });
 
   it('shows messages over all time, per week, every message of the range in it', async () => {

@@ -113,3 +113,16 @@ export function useRead<T>(path: string | null, params: Params = {}): Read<T> {
   }, [key, version]);
   return read;
 }
+
+/** Whether the window matches a media query (`(max-width: 760px)`), kept up to date as it changes. */
+export function useMedia(query: string): boolean {
+  const [matches, setMatches] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const list = matchMedia(query);
+    const changed = () => setMatches(list.matches);
+    changed();
+    list.addEventListener('change', changed);
+    return () => list.removeEventListener('change', changed);
+  }, [query]);
+  return matches;
+}

@@ -1,15 +1,16 @@
 /**
  * Transcripts: the conversations or users (most recently active first, narrowed by the filter and
  * an intent), a search across transcripts by text and user, and the chosen transcript as chat
- * bubbles, with its exports.
+ * bubbles, with its exports. Side by side on a wide screen; on a phone the list is one screen and
+ * the chosen transcript another, with a way back to the list (the browser's back button too).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type {
   ConversationSummary, ConversationsResponse, IntentsResponse, SearchResponse, TranscriptEntry, TranscriptResponse, UsersResponse, UserSummary,
 } from '../../../types.js';
 import { Exports } from '../components.js';
 import { lastSeen, plural } from '../format.js';
-import { usePage, useRead, type Read } from '../hooks.js';
+import { useMedia, usePage, useRead, type Read } from '../hooks.js';
 import { apiFilter, filtered, type Selection } from '../state.js';
 import { Transcript } from '../transcript.js';
 
@@ -162,8 +163,16 @@ const PAGE = 500;
 /** Most entries one transcript read returns (the read API's limit). */
 const MAX_ENTRIES = 50_000;
 
-function TranscriptPanel({ subject }: { subject: Selection | undefined }) {
+/** Below this width the list and the transcript are screens of their own (as in style.css). */
+export const ONE_PANE = '(max-width: 760px)';
+
+function TranscriptPanel({ subject, onePane }: { subject: Selection | undefined; onePane: boolean }) {
   const { state, navigate, nameOf, remoteImages } = usePage();
+  const heading = useRef<HTMLHeadingElement>(null);
+  // On a phone the transcript opens as a screen of its own: start at its heading.
+  useEffect(() => {
+    if (onePane && subject) heading.current?.focus();
+  }, [onePane, subject?.kind, subject?.id]);
   const bot = state.filter.bot || undefined;
   // Paging back asks for more of the latest entries (not for a page before them): a live update
   // then reads one unbroken stretch however many records arrive meanwhile.
@@ -192,8 +201,13 @@ function TranscriptPanel({ subject }: { subject: Selection | undefined }) {
   return (
     <section class="panel transcript-panel" aria-label="Transcript">
       <header class="transcript-head">
-        <div>
-          <h2 tabIndex={-1}>{title}</h2>
+        {onePane ? (
+          <button type="button" class="link-button back" onClick={() => navigate({ selection: undefined, at: undefined })}>
+            <span aria-hidden="true">← </span>{state.q || state.who ? 'Search results' : state.list === 'users' ? 'Users' : 'Conversations'}
+          </button>
+        ) : null}
+        <div class="transcript-title">
+          <h2 tabIndex={-1} ref={heading}>{title}</h2>
           <p class="transcript-meta">{read.data ? `${describe(entries)}${hidden > 0 ? ` (the latest of ${plural(total, 'entry', 'entries')})` : ''}` : ''}</p>
         </div>
         <div class="card-actions">
@@ -248,12 +262,13 @@ export function ConversationsView() {
     ? conversations.data?.conversations.map((c) => conversationRow(c, nameOf))
     : users.data?.users.map(userRow);
   const total = (kind === 'conversation' ? conversations.data?.total : users.data?.total) ?? 0;
-  // Until one is chosen, show the most recently active one of the list.
-  const subject = state.selection ?? (rows?.[0] ? { kind, id: rows[0].id } : undefined);
+  const onePane = useMedia(ONE_PANE);
+  // Until one is chosen, show the most recently active one of the list beside it (on a phone, the list alone).
+  const subject = state.selection ?? (!onePane && rows?.[0] ? { kind, id: rows[0].id } : undefined);
   return (
-    <div class="workspace">
-      <Browse rows={rows} kind={kind} total={total} selected={subject} search={searching ? search : undefined} />
-      <TranscriptPanel key={subject ? `${subject.kind}:${subject.id}` : ''} subject={subject} />
+    <div class={`workspace${onePane ? ` one-pane ${state.selection ? 'showing-transcript' : 'showing-list'}` : ''}`}>
+      {onePane && state.selection ? null : <Browse rows={rows} kind={kind} total={total} selected={subject} search={searching ? search : undefined} />}
+      {onePane && !state.selection ? null : <TranscriptPanel key={subject ? `${subject.kind}:${subject.id}` : ''} subject={subject} onePane={onePane} />}
     </div>
   );
 }
