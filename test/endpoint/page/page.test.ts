@@ -189,7 +189,10 @@ describe('the Messages view', () => {
     expect(series.bucket).toBe('minute');
     expect(series.points).toHaveLength(Math.max(...times) - Math.min(...times) + 1);
     await expect.poll(async () => (await tableRows(page, 'messages-over-time')).length).toBe(series.points.length);
-    await expect(page.locator('.card-messages-over-time .card-note').textContent()).resolves.toBe('9 incoming, 9 outgoing, per minute');
+    // The note says what is shown: the width and the buckets, first to last.
+    const rows = await tableRows(page, 'messages-over-time');
+    const span = rows.length === 1 ? rows[0][0] : `${rows[0][0]} to ${rows.at(-1)![0]}`;
+    await expect(page.locator('.card-messages-over-time .card-note').textContent()).resolves.toBe(`9 incoming, 9 outgoing, per minute, ${span}`);
     const rows = await tableRows(page, 'messages-over-time');
     expect(rows.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(9);
     expect(rows.reduce((sum, row) => sum + Number(row[2]), 0)).toBe(9);
