@@ -23,12 +23,33 @@ interface Slab {
   holders: BodyHolder[];
 }
 
-/** A record whose body the arena holds. */
+/**
+ * A record whose body the arena holds. Its bytes in a slab are known by where they are (`offset`,
+ * `length`), not by a view of their own: a view is a heap object of about 100 bytes per pending
+ * record; it is made only when the body is sent (`bytes`).
+ */
 export interface BodyHolder {
-  /** The body: its text until `store`, then its bytes. */
-  body: string | Buffer;
-  /** The slab its bytes are in (none for a body with a buffer of its own). */
+  /** The body: its text until `store`; then its bytes when it has a buffer of its own, else undefined (its bytes are in `slab`). */
+  body: string | Buffer | undefined;
+  /** The slab its bytes are in while it is pending (none for a body with a buffer of its own). */
   slab: Slab | undefined;
+  /** Where its bytes start in `slab`, and how many there are. */
+  offset: number;
+  length: number;
+}
+
+/** The bytes (or text) of a holder's body, to send: a view of its slab, made now. */
+export function bodyBytes(holder: BodyHolder): string | Buffer {
+  const { slab } = holder;
+  if (slab !== undefined) return slab.bytes.subarray(holder.offset, holder.offset + holder.length);
+  return holder.body ?? '';
+}
+
+/** The text of a holder's body (for a record saved to disk, or sent by a transport that takes text). */
+export function bodyText(holder: BodyHolder): string {
+  const { slab, body } = holder;
+  if (slab !== undefined) return slab.bytes.toString('utf8', holder.offset, holder.offset + holder.length);
+  return typeof body === 'string' ? body : (body?.toString('utf8') ?? '');
 }
 
 export class BodyArena {
@@ -55,16 +76,20 @@ export class BodyArena {
     const start = this.offset;
     const length = slab.bytes.write(text, start);
     this.offset += length;
-    this.place(holder, slab, slab.bytes.subarray(start, start + length));
+    holder.body = undefined;
+    this.place(holder, slab, start, length);
   }
 
-  /** The holder's record is settled: its bytes are no longer needed (they stay readable for a request still under way). */
+  /**
+   * The holder's record is settled: its bytes are no longer needed (a request still under way
+   * keeps the view it was sent with; the slab's bytes are never written over).
+   */
   release(holder: BodyHolder): void {
     const slab = holder.slab;
     if (slab === undefined) return;
     holder.slab = undefined;
-    slab.pending -= (holder.body as Buffer).length;
-    this.pendingBytes -= (holder.body as Buffer).length;
+    slab.pending -= holder.length;
+    this.pendingBytes -= holder.length;
     if (slab === this.current) return;
     // A slab with nothing pending is compacted too: nothing to move, so it is only freed.
     if (slab.pending * 4 < SLAB_BYTES) this.compact(slab);
@@ -91,12 +116,13 @@ export class BodyArena {
     return next;
   }
 
-  private place(holder: BodyHolder, slab: Slab, bytes: Buffer): void {
-    holder.body = bytes;
+  private place(holder: BodyHolder, slab: Slab, offset: number, length: number): void {
     holder.slab = slab;
-    slab.pending += bytes.length;
+    holder.offset = offset;
+    holder.length = length;
+    slab.pending += length;
     slab.holders.push(holder);
-    this.pendingBytes += bytes.length;
+    this.pendingBytes += length;
   }
 
   /**
@@ -108,13 +134,13 @@ export class BodyArena {
     this.slabBytes -= SLAB_BYTES;
     for (const holder of holders) {
       if (holder.slab !== slab) continue;
-      const old = holder.body as Buffer;
-      this.pendingBytes -= old.length;
-      const target = this.room(old.length);
+      const { length } = holder;
+      this.pendingBytes -= length;
+      const target = this.room(length);
       const start = this.offset;
-      old.copy(target.bytes, start);
-      this.offset += old.length;
-      this.place(holder, target, target.bytes.subarray(start, start + old.length));
+      slab.bytes.copy(target.bytes, start, holder.offset, holder.offset + length);
+      this.offset += length;
+      this.place(holder, target, start, length);
     }
   }
 }

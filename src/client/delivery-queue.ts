@@ -11,7 +11,7 @@
  * awaited log call still settles and a short script still exits within the deadline.
  */
 import { TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
-import { BodyArena } from './bodies.js';
+import { BodyArena, bodyBytes } from './bodies.js';
 import { ConcurrencyWindow } from './concurrency.js';
 import { endpointOf, errorCode, hintFor, isPermanentNetworkError } from './diagnose.js';
 import { Lanes, type Lane } from './lanes.js';
@@ -179,7 +179,7 @@ export class DeliveryQueue {
     let sent: Promise<TransportResponse>;
     try {
       if (this.sendDirect !== undefined) {
-        this.sendDirect({ url, body: record.body, headers: HEADERS, timeoutMs }, (error, response) => this.settle(lane, record, response, error));
+        this.sendDirect({ url, body: bodyBytes(record), headers: HEADERS, timeoutMs }, (error, response) => this.settle(lane, record, response, error));
         return;
       }
       sent = this.transport.send({ url, body: record.text, headers: HEADERS, timeoutMs });

@@ -4,7 +4,7 @@
  */
 import type { PlatformKind, RecordType } from '../protocol/index.js';
 import type { TrackingDeliveryError } from './errors.js';
-import type { BodyHolder } from './bodies.js';
+import { bodyText, type BodyHolder } from './bodies.js';
 import type { SavedAt } from './persistence.js';
 
 /** A record was accepted by the endpoint. */
@@ -46,7 +46,7 @@ export interface RecordWaiter {
  * numbers, and references to what it shares with every record of its kind (`target`). Nothing of
  * the turn or the logged object is kept. One object per record: it is also its entry in the
  * delivery queue. Once queued for a transport that sends bytes (the default one), its body is
- * held as UTF-8 outside the JavaScript heap (bodies.ts).
+ * held as UTF-8 outside the JavaScript heap, known by its place in a shared slab (bodies.ts).
  */
 export class QueuedRecord implements BodyHolder {
   /** Order of arrival in the delivery queue (`flush` waits for the records before its call). */
@@ -62,13 +62,15 @@ export class QueuedRecord implements BodyHolder {
   sentSaturated = false;
   /** Counted out of the queue's size (once). */
   counted = false;
-  /** Where the body's bytes are (bodies.ts). */
+  /** Where the body's bytes are, once queued for a transport that sends bytes (bodies.ts). */
   slab: BodyHolder['slab'] = undefined;
+  offset = 0;
+  length = 0;
 
   constructor(
     readonly target: RecordTarget,
-    /** The JSON body as sent: its text, or its UTF-8 bytes once queued (see above). */
-    public body: string | Buffer,
+    /** The JSON body: its text; once queued for a transport that sends bytes, its bytes are in `slab` (or in a buffer of its own, here). */
+    public body: string | Buffer | undefined,
     /** Records with the same lane key are delivered in order, one at a time. */
     readonly laneKey: string,
     /** When it was logged: its number in the order the client took records (saved with it, to keep each user's order across restarts). */
@@ -81,8 +83,7 @@ export class QueuedRecord implements BodyHolder {
 
   /** The JSON body as text. */
   get text(): string {
-    const { body } = this;
-    return typeof body === 'string' ? body : body.toString('utf8');
+    return bodyText(this);
   }
 
   get url(): string {

@@ -13,7 +13,6 @@ import type { PersistedRecord, UndeliveredStore } from './persistence.js';
 import type { PlatformKind, RecordType } from '../protocol/index.js';
 import type { Replay } from './replay.js';
 import type { Reporter } from './reporter.js';
-import type { Targets } from './targets.js';
 
 const noop = () => undefined;
 
@@ -46,7 +45,6 @@ interface Refusal {
 /** The parts of a client its intake works with. */
 export interface IntakeParts {
   queue: DeliveryQueue;
-  targets: Targets;
   reporter: Reporter;
   store: UndeliveredStore | undefined;
   maxQueueSize: number;
@@ -70,17 +68,16 @@ export class Intake {
    * With `withResult` false, no promise is made and `undefined` is returned. `origin`: the record
    * is one re-sent from `persistDir` (its number in the replay, and when it was first logged).
    */
-  enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: true, origin?: QueuedRecord['origin']): Promise<TrackResult>;
-  enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean, origin?: QueuedRecord['origin']): Promise<TrackResult> | undefined;
-  enqueue(platform: PlatformKind, type: RecordType, json: string, laneKey: string, withResult: boolean, origin?: QueuedRecord['origin']): Promise<TrackResult> | undefined {
-    const target = this.parts.targets.get(platform, type)!;
+  enqueue(target: RecordTarget, json: string, laneKey: string, withResult: true, origin?: QueuedRecord['origin']): Promise<TrackResult>;
+  enqueue(target: RecordTarget, json: string, laneKey: string, withResult: boolean, origin?: QueuedRecord['origin']): Promise<TrackResult> | undefined;
+  enqueue(target: RecordTarget, json: string, laneKey: string, withResult: boolean, origin?: QueuedRecord['origin']): Promise<TrackResult> | undefined {
     const seq = ++this.seq;
     this.parts.queue.counters.logged++;
     // Checked before a queue entry and its promise exist: a record refused here allocates as
     // little as possible (see bench/README.md, "endpoint down").
     const held = this.parts.replay()?.held() ?? 0;
     if (this.parts.queue.isFull || (held > 0 && this.parts.queue.size + held >= this.parts.maxQueueSize)) {
-      const persisted = this.parts.store !== undefined && this.saveForLater({ platform, type, body: json, origin }, seq);
+      const persisted = this.parts.store !== undefined && this.saveForLater({ platform: target.platform, type: target.type, body: json, origin }, seq);
       if (persisted) this.parts.queue.counters.persisted++;
       else this.parts.queue.counters.dropped++;
       // The message is only written when an error is made (not for a refusal that is only counted).

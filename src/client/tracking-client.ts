@@ -127,7 +127,6 @@ export class TrackingClient {
     });
     this.intake = new Intake({
       queue: this.queue,
-      targets: this.targets,
       reporter: this.reporter,
       store: this.store,
       maxQueueSize: this.options.maxQueueSize,
@@ -153,7 +152,7 @@ export class TrackingClient {
         maxQueueSize: this.options.maxQueueSize,
         check: (record) => this.builder.checkSaved(record),
         queued: () => this.queue.size,
-        enqueue: (record, index) => this.intake.enqueue(record.platform, record.type, record.body, record.userId, true, { index, at: record.at }),
+        enqueue: (record, index) => this.intake.enqueue(this.targets.get(record.platform, record.type)!, record.body, record.userId, true, { index, at: record.at }),
       });
       if (this.replay !== undefined) this.guard.arm();
     }
@@ -215,7 +214,7 @@ export class TrackingClient {
     const { json, userId } = built;
     if (this.log.debugEnabled) this.log.debug({ url: redactUrl(target.url), body: redactJson(json) }, `queued ${target.label} record`);
 
-    return this.intake.enqueue(platform, type, json, userId, withResult);
+    return this.intake.enqueue(target, json, userId, withResult);
   }
 
   /**

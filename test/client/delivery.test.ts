@@ -1,4 +1,6 @@
 import axios from 'axios';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createAxiosTransport,
@@ -67,6 +69,30 @@ describe.each(transports)('delivery over %s', (_name, makeTransport) => {
     sink.behave((_r, i) => (i === 0 ? { reset: true } : undefined));
     const c = client();
     await expect(c.sms.logIncoming({ text: 'a', userId: 'u' })).resolves.toMatchObject({ attempts: 2 });
+  });
+
+  it('retries an answer cut off midway (headers and part of the body, then the connection closes) at once, not after the request timeout', async () => {
+    let requests = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (requests++ > 0) return void res.end('{"ok":true}');
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"ok":');
+        setTimeout(() => res.socket?.destroy(), 20);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const c = client({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requestTimeoutMs: 10_000 });
+      const started = Date.now();
+      await expect(c.sms.logIncoming({ text: 'a', userId: 'u' })).resolves.toMatchObject({ status: 'delivered', attempts: 2 });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await c.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('times out a response slower than requestTimeoutMs and retries it', async () => {

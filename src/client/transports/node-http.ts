@@ -117,14 +117,20 @@ function onResponse(this: http.ClientRequest, res: http.IncomingMessage): void {
   (res as Carrier)[EXCHANGE] = exchangeOf(this);
   res.on('data', onData);
   res.on('end', onEnd);
-  res.on('error', onResponseError);
-  res.on('aborted', onAborted);
+  // A response cut off midway is destroyed: 'close' without 'end'. (Node emits a response's 'error'
+  // only to a listener; the socket's errors, parse errors included, go to the request's.)
+  res.on('close', onClose);
+}
+
+/** Whether the exchange needs the body and headers of this answer: always for `send()`, else only for a refusal (2xx bodies are never read). */
+function readsAnswer(exchange: Exchange, status: number): boolean {
+  return exchange.bodyAlways || status < 200 || status > 299;
 }
 
 function onData(this: http.IncomingMessage, chunk: Buffer): void {
   // Enough bytes for MAX_RESPONSE_BODY_CHARS characters, as one UTF-16 character takes at most 3 UTF-8 bytes.
   const exchange = exchangeOf(this);
-  if (exchange.bytes < MAX_RESPONSE_BODY_BYTES) {
+  if (exchange.bytes < MAX_RESPONSE_BODY_BYTES && readsAnswer(exchange, this.statusCode ?? 0)) {
     (exchange.chunks ??= []).push(chunk);
     exchange.bytes += chunk.length;
   }
@@ -133,9 +139,12 @@ function onData(this: http.IncomingMessage, chunk: Buffer): void {
 function onEnd(this: http.IncomingMessage): void {
   const exchange = exchangeOf(this);
   const status = this.statusCode ?? 0;
+  if (!readsAnswer(exchange, status)) {
+    exchange.finish(undefined, { status, retryAfter: undefined, body: '' });
+    return;
+  }
   const { chunks } = exchange;
-  const read = chunks !== undefined && (exchange.bodyAlways || status < 200 || status > 299);
-  const body = read ? (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8').slice(0, MAX_RESPONSE_BODY_CHARS) : '';
+  const body = chunks !== undefined ? (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8').slice(0, MAX_RESPONSE_BODY_CHARS) : '';
   exchange.finish(undefined, { status, retryAfter: retryAfterOf(this.rawHeaders), body });
 }
 
@@ -152,12 +161,10 @@ function retryAfterOf(raw: string[]): string | undefined {
   return undefined;
 }
 
-function onResponseError(this: http.IncomingMessage, error: Error): void {
-  exchangeOf(this).finish(error);
-}
-
-function onAborted(this: http.IncomingMessage): void {
-  exchangeOf(this).finish(Object.assign(new Error('tracking response aborted'), { code: 'ECONNRESET' }));
+function onClose(this: http.IncomingMessage): void {
+  const exchange = exchangeOf(this);
+  // After 'end' (or the request's error), the exchange is settled and this changes nothing.
+  if (!exchange.settled) exchange.finish(Object.assign(new Error('tracking response aborted'), { code: 'ECONNRESET' }));
 }
 
 /**
