@@ -165,6 +165,39 @@ describe('a live bot\'s twelve weeks', () => {
     await expect(page.locator('.transcript-panel').count()).resolves.toBe(0);
   });
 
+  for (const width of [375, 1280]) {
+    it(`draws the flow of thirteen intents readably at ${width} px: a few nodes per step, the rest as Other, no label over another`, async () => {
+      watched = await openPage(browser, endpoint.url, { width });
+      const { page } = watched;
+      await page.goto(`${endpoint.url}/#view=flow`);
+      const chart = page.locator('[data-chart="flow"]');
+      await expect.poll(() => chart.locator('svg text').count()).toBeGreaterThan(4);
+      const labels = await chart.evaluate((box) => {
+        const outer = box.getBoundingClientRect();
+        return [...box.querySelectorAll('svg text')].map((text) => {
+          const r = text.getBoundingClientRect();
+          return { text: text.textContent ?? '', left: r.left - outer.left, top: r.top - outer.top, right: r.right - outer.left, bottom: r.bottom - outer.top, width: outer.width, height: outer.height };
+        });
+      });
+      // Each step's most common steps (five, three on a phone), and the rest merged.
+      expect(labels.length).toBeLessThanOrEqual(width < 480 ? 3 * 4 : 4 * 6);
+      expect(labels.some((l) => /^Other \(\d+\)$/.test(l.text))).toBe(true);
+      for (const l of labels) {
+        expect(l.left, l.text).toBeGreaterThanOrEqual(-0.5);
+        expect(l.right, l.text).toBeLessThanOrEqual(l.width + 0.5);
+      }
+      const overlaps = labels.flatMap((a, i) => labels.slice(i + 1).filter((b) =>
+        Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1).map((b) => `${a.text} / ${b.text}`));
+      expect(overlaps).toEqual([]);
+      // Pointing at an Other node names the steps it merges.
+      const other = chart.locator('svg text', { hasText: /^Other/ }).first();
+      const box = (await other.boundingBox())!;
+      await page.mouse.move(box.x - 6, box.y + box.height / 2);
+      await expect.poll(() => page.locator('.chart-tip .tip-title').textContent().catch(() => '')).toMatch(/^Step \d: Other \(\d+\)$/);
+      expect(await page.locator('.chart-tip .tip-row').count()).toBeGreaterThan(2);
+    });
+  }
+
   it('shows messages over all time, per week, every message of the range in it', async () => {
     watched = await openPage(browser, endpoint.url, { width: 1280 });
     const { page } = watched;

@@ -160,49 +160,113 @@ export function ringOption(slices: { name: string; value: number; color: string 
   };
 }
 
+/** How a Sankey node is named: its position and its step (`2|OrderPizza`), or `2|` + OTHER for the steps merged at a position. */
+const OTHER = '\u0000other';
+
+/** A Sankey diagram's nodes and links, with the steps each "other" node stands for. */
+export interface FlowGraph {
+  nodes: { name: string; value: number }[];
+  links: { source: string; target: string; value: number }[];
+  /** For each position's "other" node, the steps it merges and their sessions, most first. */
+  merged: Map<string, { step: string; sessions: number }[]>;
+}
+
 /**
- * A Sankey diagram of paths: a node per step at each position (`2|OrderPizza`, so that a path
- * that comes back to a step still flows forward), a link per step to the next, as wide as the
- * sessions that took it.
+ * The flow of `paths` as a graph a Sankey diagram can draw readably: the first `depth` steps of
+ * each path, a node per step and position (so a path that comes back to a step still flows
+ * forward), at most `perLevel` nodes at each position (the steps most sessions reached there; the
+ * rest merged into one "other" node), and a link per step to the next, as wide as its sessions.
  */
-export function sankeyOption(paths: { steps: string[]; sessions: number }[], label: (step: string) => string, narrow = false): ChartOption {
-  const nodes = new Set<string>();
-  const links = new Map<string, { source: string; target: string; value: number }>();
+export function flowGraph(paths: readonly { steps: string[]; sessions: number }[], perLevel: number, depth: number): FlowGraph {
+  const reached = new Map<string, number>();
   for (const path of paths) {
-    path.steps.forEach((step, i) => {
-      nodes.add(`${i}|${step}`);
+    path.steps.slice(0, depth).forEach((step, i) => reached.set(`${i}|${step}`, (reached.get(`${i}|${step}`) ?? 0) + path.sessions));
+  }
+  const kept = new Set<string>();
+  const merged = new Map<string, { step: string; sessions: number }[]>();
+  for (let i = 0; i < depth; i++) {
+    const level = [...reached.entries()].filter(([name]) => name.startsWith(`${i}|`)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    // Merging a single step would only rename it.
+    const keep = level.length <= perLevel + 1 ? level.length : perLevel;
+    level.slice(0, keep).forEach(([name]) => kept.add(name));
+    if (level.length > keep) merged.set(`${i}|${OTHER}`, level.slice(keep).map(([name, sessions]) => ({ step: name.slice(name.indexOf('|') + 1), sessions })));
+  }
+  const nodeOf = (i: number, step: string) => (kept.has(`${i}|${step}`) ? `${i}|${step}` : `${i}|${OTHER}`);
+  const links = new Map<string, { source: string; target: string; value: number }>();
+  const values = new Map<string, number>();
+  for (const path of paths) {
+    const steps = path.steps.slice(0, depth);
+    steps.forEach((step, i) => {
+      const target = nodeOf(i, step);
+      values.set(target, (values.get(target) ?? 0) + path.sessions);
       if (i === 0) return;
-      const source = `${i - 1}|${path.steps[i - 1]}`;
-      const target = `${i}|${step}`;
+      const source = nodeOf(i - 1, steps[i - 1]);
       const link = links.get(`${source}>${target}`) ?? { source, target, value: 0 };
       link.value += path.sessions;
       links.set(`${source}>${target}`, link);
     });
   }
   const linked = new Set([...links.values()].flatMap((l) => [l.source, l.target]));
+  return { nodes: [...values.entries()].filter(([name]) => linked.has(name)).map(([name, value]) => ({ name, value })), links: [...links.values()], merged };
+}
+
+/**
+ * A Sankey diagram of paths (see `flowGraph`), left to right: four steps of at most five nodes
+ * each, or on a narrow screen three steps of three. Labels are cut to fit, with the full name, the
+ * sessions and what an "other" node merges in the tooltip.
+ */
+export function sankeyOption(paths: readonly { steps: string[]; sessions: number }[], label: (step: string) => string, narrow = false): ChartOption {
+  const depth = narrow ? 3 : 4;
+  const graph = flowGraph(paths, narrow ? 3 : 5, depth);
+  const stepOf = (name: string) => name.slice(name.indexOf('|') + 1);
+  const text = (name: string) => (stepOf(name) === OTHER ? `Other (${graph.merged.get(name)?.length ?? 0})` : label(stepOf(name)));
+  const tip = tooltip();
   return {
     textStyle: { fontFamily: FONT },
-    tooltip: { ...tooltip(), trigger: 'item' },
+    tooltip: {
+      ...tip,
+      trigger: 'item',
+      formatter: ((p: { dataType?: string; name: string; value: unknown; color?: unknown; data: { source?: string; target?: string } }) => {
+        const box = node('div', 'tip');
+        if (p.dataType === 'edge') {
+          box.append(node('div', 'tip-title', `${text(p.data.source ?? '')} → ${text(p.data.target ?? '')}`), tipRow(p.color, 'sessions', String(p.value)));
+          return box;
+        }
+        box.append(node('div', 'tip-title', `Step ${Number(p.name.split('|')[0]) + 1}: ${text(p.name)}`), tipRow(p.color, 'sessions', String(p.value)));
+        for (const m of graph.merged.get(p.name)?.slice(0, 8) ?? []) box.append(tipRow(undefined, label(m.step), String(m.sessions)));
+        const rest = (graph.merged.get(p.name)?.length ?? 0) - 8;
+        if (rest > 0) box.append(node('div', 'tip-name', `and ${rest} more`));
+        return box;
+      }) as unknown as TooltipComponentOption['formatter'],
+    },
     series: [{
       type: 'sankey',
-      // On a narrow screen the steps go down the page, so that labels have the width.
-      orient: narrow ? 'vertical' : 'horizontal',
+      orient: 'horizontal',
       left: 4,
-      right: narrow ? 4 : 120,
-      top: narrow ? 20 : 8,
-      bottom: narrow ? 8 : 8,
+      right: narrow ? 92 : 130,
+      top: 8,
+      bottom: 8,
       nodeAlign: 'left',
-      nodeWidth: 12,
-      nodeGap: 14,
+      nodeWidth: narrow ? 8 : 12,
+      nodeGap: narrow ? 22 : 16,
       layoutIterations: 32,
+      draggable: false,
       emphasis: { focus: 'adjacency' },
-      data: [...nodes].filter((n) => linked.has(n)).map((name) => ({
+      data: graph.nodes.map(({ name }) => ({
         name,
-        itemStyle: { color: name.includes('|event:') ? COLORS.revenue : name.endsWith('|NotHandled') ? COLORS.warn : COLORS.intent },
+        itemStyle: { color: stepOf(name) === OTHER ? COLORS.muted : name.includes('|event:') ? COLORS.revenue : name.endsWith('|NotHandled') ? COLORS.warn : COLORS.intent },
       })),
-      links: [...links.values()],
-      label: { color: COLORS.text, fontSize: 12, position: narrow ? 'top' : 'right', formatter: (p: { name: string }) => label(p.name.replace(/^\d+\|/, '')) },
-      lineStyle: { color: 'source', opacity: 0.25, curveness: 0.5 },
+      links: graph.links,
+      label: {
+        color: COLORS.text,
+        fontSize: narrow ? 11 : 12,
+        position: 'right',
+        width: narrow ? 84 : 118,
+        overflow: 'truncate',
+        ellipsis: '…',
+        formatter: (p: { name: string }) => text(p.name),
+      },
+      lineStyle: { color: 'source', opacity: 0.28, curveness: 0.5 },
     }],
   };
 }
@@ -215,7 +279,7 @@ const NARROW = 480;
  * (pass a memoised option, or a function of whether the box is narrow). Hidden from screen
  * readers: give the figures as text beside it.
  */
-export function Chart({ option, name, height = 240 }: { option: ChartOption | ((narrow: boolean) => ChartOption); name: string; height?: number }) {
+export function Chart({ option, name, height = 240 }: { option: ChartOption | ((narrow: boolean) => ChartOption); name: string; height?: number | ((narrow: boolean) => number) }) {
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<EChartsType>();
   const [narrow, setNarrow] = useState(() => innerWidth < NARROW);
@@ -244,5 +308,5 @@ export function Chart({ option, name, height = 240 }: { option: ChartOption | ((
     const drawn = typeof option === 'function' ? option(narrow) : option;
     chart.current?.setOption({ animation: !reducedMotion(), animationDuration: 400, ...drawn }, { notMerge: true });
   }, [option, narrow]);
-  return <div ref={box} class={`chart chart-${name}`} data-chart={name} aria-hidden="true" style={{ height: `${height}px` }} />;
+  return <div ref={box} class={`chart chart-${name}`} data-chart={name} data-narrow={narrow} aria-hidden="true" style={{ height: `${typeof height === 'function' ? height(narrow) : height}px` }} />;
 }

@@ -74,7 +74,7 @@ export function DataTable({ caption, columns, rows, name, hiddenCaption = true, 
  * A chart and the same figures as a table: the table is read by screen readers under the chart,
  * and a toggle shows it instead of the chart.
  */
-export function ChartCard({ title, name, read, option, table, exports, controls, height, lead, note, empty = 'Nothing in this range.' }: {
+export function ChartCard({ title, name, read, option, table, exports, controls, height, lead, note, empty = 'Nothing in this range.', wide = false }: {
   title: string;
   name: string;
   /** The read the figures come from: while it runs (or when it failed) the card says so. */
@@ -84,7 +84,10 @@ export function ChartCard({ title, name, read, option, table, exports, controls,
   exports?: ComponentChildren;
   /** Choices that change what the chart shows (before the toggle). */
   controls?: ComponentChildren;
-  height?: number;
+  /** In px; or a function of whether the chart's box is narrow. */
+  height?: number | ((narrow: boolean) => number);
+  /** Across the whole width of the view. */
+  wide?: boolean;
   /** Shown above the chart (figures). */
   lead?: ComponentChildren;
   note?: ComponentChildren;
@@ -100,7 +103,7 @@ export function ChartCard({ title, name, read, option, table, exports, controls,
     </button>
   );
   return (
-    <Card title={title} name={name} actions={<>{controls}{toggle}{exports}</>}>
+    <Card title={title} name={name} wide={wide} actions={<>{controls}{toggle}{exports}</>}>
       {waiting ?? (nothing ? <Empty>{empty}</Empty> : (
         <>
           {lead}

@@ -50,7 +50,8 @@ function Flow({ read }: { read: Read<PathsResponse> }) {
       name="flow"
       read={read}
       option={option}
-      height={Math.max(220, Math.min(420, 60 + paths.length * 28))}
+      wide
+      height={(narrow) => (narrow ? 360 : 380)}
       exports={<Exports path="api/analytics/paths" params={{ limit: 200 }} file="paths" what="paths" />}
       table={{
         caption: 'Sessions that began with each chain of steps',
@@ -58,7 +59,7 @@ function Flow({ read }: { read: Read<PathsResponse> }) {
         rows: linked ? top.map((c) => [<Steps steps={c.steps} />, count(c.sessions)]) : [],
       }}
       empty="No session took more than one step in this range."
-      note={read.data ? `From the first ${plural(read.data.sessions, 'session')}' steps: intents of what users said, and events.` : undefined}
+      note={read.data ? `The first steps of ${plural(read.data.sessions, 'session')} (four; three on a phone): intents of what users said, and events; at each step the most common, the rest as “Other” (point at it for which). The table has every chain.` : undefined}
     />
   );
 }
@@ -124,7 +125,7 @@ function Funnel({ paths }: { paths: PathsResponse | undefined }) {
   }), [intents.data, summary.data]);
   const rows = read.data?.steps ?? [];
   return (
-    <Card title="Funnel" name="funnel" wide actions={steps.length > 0 ? <Exports path="api/analytics/funnel" params={{ steps: steps.join(',') }} file="funnel" what="the funnel" /> : null}>
+    <Card title="Funnel" name="funnel" actions={steps.length > 0 ? <Exports path="api/analytics/funnel" params={{ steps: steps.join(',') }} file="funnel" what="the funnel" /> : null}>
       <StepPicker steps={steps} choices={choices} onChange={(next) => navigate({ steps: next }, true)} />
       {steps.length === 0 ? <Empty>Add the steps of the funnel: intents, or events.</Empty> : pending(read) ?? (
         <ol class="funnel" aria-label="Users at each step">
