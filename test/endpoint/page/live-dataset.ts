@@ -213,7 +213,8 @@ export function livePosts(now = Date.now(), seed = 20_260_907): Map<string, Live
       const named = rand() < 0.6;
       const user: User = {
         id: `u${(serial * 7919 % 100_000).toString(36)}${serial}`,
-        name: named ? `${NAMES[serial % NAMES.length].split(' ')[0]} ${NAMES[(serial * 7) % NAMES.length].split(' ')[1]}` : undefined,
+        // A first and a last name of the list, no two users the same (nor Ann Lee's).
+        name: named ? `${NAMES[serial % NAMES.length].split(' ')[0]} ${NAMES[(Math.floor(serial / NAMES.length) + 3 * serial) % NAMES.length].split(' ')[1]}` : undefined,
         key: support ? LIVE_SUPPORT_KEY : LIVE_PIZZA_KEY,
         channel: weighted(rand, [['webchat', 60], ['msteams', 28], ['slack', 12]]),
         currency: weighted(rand, [['EUR', 68], ['USD', 13], ['GBP', 11], ['', 8]]) || undefined,
