@@ -29,7 +29,7 @@ it('`npm start` plays the scripted conversation through an AgentApplication on t
   expect(stdout).toContain('Transcript of user 2718281828 (facebook)');
   // And the summary.
   expect(stdout).toMatch(/by type:\s+incoming 9, outgoing 9, event 3/);
-  expect(stdout).toMatch(/revenue:\s+31\.5 from 3 revenue events/);
+  expect(stdout).toMatch(/revenue:\s+EUR 31\.5 from 3 revenue events/);
   // Nothing but the demo's own output: no build noise, and the last line does not invite you to open a page that has stopped.
   expect(stdout).not.toMatch(/tsup|ESM Build|CJS Build|DTS Build|dist\//);
   expect(stdout.trimEnd().split('\n').at(-1)).toMatch(/endpoint has stopped.*npm start -- --serve/);
