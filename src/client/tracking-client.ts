@@ -221,6 +221,9 @@ export class TrackingClient {
    * Runs `task` off the caller's path: on the next turn of the event loop, before the next
    * delivery round. `flush()` and `close()` run pending tasks first. The middleware uses this to
    * keep mapping and validation out of a bot's turn. A task that throws is reported, never rethrown.
+   * Pending tasks count against `maxQueueSize` with the queued records (past it a task is dropped
+   * and reported); with `persistDir`, against it on their own, since the record a task makes at a
+   * full queue is saved.
    * @internal The middleware's; not part of the public API.
    */
   defer(task: () => void): void {
@@ -230,7 +233,9 @@ export class TrackingClient {
       this.reporter.report(new TrackingDeliveryError('client-closed', 'A record was logged after close(); it was not sent. Close the client after the bot stops taking turns.'), 'deferred');
       return;
     }
-    if (this.deferred.length + this.queue.size >= this.options.maxQueueSize) {
+    // With persistDir, a task past a full queue still runs: the record it makes is saved to disk
+    // then (intake.ts), not dropped; only the tasks waiting to run are bounded.
+    if (this.deferred.length + (this.store === undefined ? this.queue.size : 0) >= this.options.maxQueueSize) {
       this.intake.countDropped();
       this.reporter.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', queueFullMessage(this.options.maxQueueSize, `${this.options.baseUrl}/track`, 'a record', 'dropped', false)));
       return;

@@ -37,6 +37,27 @@ async function waitFor(check: () => boolean, ms = 5_000): Promise<void> {
   }
 }
 
+describe('the middleware path at a full queue', () => {
+  it('saves the records of deferred tasks past maxQueueSize instead of dropping them; only the tasks waiting to run are bounded', async () => {
+    sink.behave(() => ({ delayMs: 300 }));
+    const c = make({ maxQueueSize: 3 });
+    const turn = (i: number) => c.defer(() => c.trackAndForget('sms', 'incoming', { text: `turn ${i}`, userId: `u${i}` }));
+    // Turns keep coming while the endpoint is slow: three at a time, each three run before the next.
+    for (let round = 0; round < 3; round++) {
+      for (let i = round * 3; i < round * 3 + 3; i++) turn(i);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    // Four tasks waiting at once: past the three it takes, one is dropped (tasks hold the turns' activities).
+    for (let i = 9; i < 13; i++) turn(i);
+    await c.flush();
+    const onDisk = files().flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean)).map((l) => JSON.parse(l).body.text as string);
+    expect(c.stats()).toMatchObject({ dropped: 1, persisted: 9 });
+    await c.close();
+    const sent = sink.requests.map((r) => String(r.body.text));
+    expect([...sent, ...onDisk].sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)))).toEqual(Array.from({ length: 12 }, (_, i) => `turn ${i}`));
+  });
+});
+
 describe('persistDir', () => {
   it('saves what close() could not deliver in 0600 files without the API key, and the next client sends it', async () => {
     sink.behave(() => ({ status: 503 }));
