@@ -127,7 +127,9 @@ describe('the concurrency window', () => {
   });
 });
 
-describe('a client against an endpoint 40 ms away', () => {
+// 100 ms away: far enough that a busy machine's timer lateness (tens of ms) does not read as the
+// endpoint queueing (the window backs off when round trips pass twice the best + 20 ms).
+describe('a client against an endpoint 100 ms away', () => {
   let sink: Sink;
   let inFlight = 0;
   let peak = 0;
@@ -140,11 +142,11 @@ describe('a client against an endpoint 40 ms away', () => {
     sink = await startSink((request) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
-      setTimeout(() => inFlight--, 40);
+      setTimeout(() => inFlight--, 100);
       const list = order.get(request.body.userId) ?? [];
       list.push(Number(request.body.text));
       order.set(request.body.userId, list);
-      return { delayMs: 40 };
+      return { delayMs: 100 };
     });
   });
   afterEach(async () => {
