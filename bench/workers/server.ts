@@ -2,7 +2,9 @@
  * Measurement 4, the server side: `sink`, a bare `node:http` server that reads each body and
  * answers 200 `{"ok":true,"id":n}`; or `endpoint`, the bundled local tracking endpoint
  * (`src/endpoint`) with validation and durable storage on (a SQLite database in a temporary
- * directory, the endpoint's default `fsync: false`). Each in its own process.
+ * directory, the endpoint's default `fsync: false`). Each in its own process. The endpoint
+ * acknowledges a record once its row is committed and builds the views behind (`views()` says how
+ * far behind they were).
  */
 import http from 'node:http';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -47,6 +49,17 @@ async function main(): Promise<void> {
   serve({
     url: () => endpoint.url,
     count: () => endpoint.store.count(),
+    /**
+     * Where the views stand after the load: a read waits until they hold every record stored, so
+     * the time of one read (`/api/summary`) is how long they took to catch up; and the records
+     * they count, to compare with those stored.
+     */
+    async views() {
+      const started = performance.now();
+      const res = await fetch(`${endpoint.url}/api/summary`);
+      const summary = (await res.json()) as { records: number };
+      return { waitedMs: performance.now() - started, records: summary.records, stored: await endpoint.store.count() };
+    },
     dataFileBytes: () => statSync(dataFile).size,
     cpu: () => process.cpuUsage(),
   });

@@ -48,14 +48,20 @@ function handleIndex(_req: IncomingMessage, res: ServerResponse): void {
   sendJson(res, 200, INDEX);
 }
 
-/** `GET /healthz`: 200 `{ ok: true, database }` when the database answers, 503 when it does not. */
+/**
+ * `GET /healthz`: 200 `{ ok: true, database }` when the database answers and can write; 503 with
+ * the reason when it does not answer, or when records could not be stored for want of a database
+ * that can write (a full disk) and none has been since.
+ */
 async function handleHealth(_req: IncomingMessage, res: ServerResponse, _target: Target, { store }: EndpointContext): Promise<void> {
+  let health: Awaited<ReturnType<typeof store.health>>;
   try {
-    await store.ping();
-    sendJson(res, 200, { ok: true, database: store.kind });
+    health = await store.health();
   } catch {
-    sendError(res, 503, `The database (${store.kind}) does not answer.`, undefined, { 'Retry-After': 5 });
+    return sendError(res, 503, `The database (${store.kind}) does not answer.`, undefined, { 'Retry-After': 5 });
   }
+  if (health.ok) sendJson(res, 200, { ok: true, database: store.kind });
+  else sendError(res, 503, health.reason, undefined, { 'Retry-After': 5 });
 }
 
 /** `GET /api/bots`: each bot that sent records (its key's fingerprint), with the name given to its key, and its record count. */

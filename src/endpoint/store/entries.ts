@@ -108,6 +108,11 @@ function messengerText(message: Obj | undefined): string | undefined {
   return parts.length > 0 ? parts.join('\n') : text;
 }
 
+/**
+ * The fields every entry starts with, written out as the first properties of its literal.
+ * (Spread into a literal that then gets a dozen more properties, an object costs V8 about 25 µs
+ * instead of a few hundred ns, so each entry is written out as one literal.)
+ */
 function head(record: StoredRecord, occurred = Number.NaN): Pick<TranscriptEntry, 'seq' | 'time' | 'receivedAt' | 'platform' | 'type'> {
   return { seq: record.seq, time: occurredTime(occurred, record.receivedAt), receivedAt: record.receivedAt, platform: record.platform, type: record.type };
 }
@@ -174,7 +179,8 @@ function eventEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   // a messenger event goes there too, whatever conversationId a bot framework gave it.
   const conversationId = record.platformKind === 'messenger' ? userId : str(body.conversationId) || userId;
   // The spec gives events no time of their own: one in extraInfo or metadata (free-form) is taken.
-  return { ...head(record, timeOf(extraInfo?.timestamp, metadata?.timestamp)), direction: 'event', userId, conversationId, event };
+  const h = head(record, timeOf(extraInfo?.timestamp, metadata?.timestamp));
+  return { seq: h.seq, time: h.time, receivedAt: h.receivedAt, platform: h.platform, type: h.type, direction: 'event', userId, conversationId, event };
 }
 
 function messengerIncomingEntries(record: StoredRecord, body: Obj): TranscriptEntry[] {
@@ -187,8 +193,9 @@ function messengerIncomingEntries(record: StoredRecord, body: Obj): TranscriptEn
       const userId = str(obj(messaging.sender)?.id) ?? '';
       const postback = str(obj(messaging.postback)?.payload) ?? str(obj(message?.quick_reply)?.payload);
       const intent = intentOf(messaging.intent);
+      const h = head(record, timeOf(messaging.timestamp));
       entries.push({
-        ...head(record, timeOf(messaging.timestamp)), direction: 'incoming', userId, conversationId: userId,
+        seq: h.seq, time: h.time, receivedAt: h.receivedAt, platform: h.platform, type: h.type, direction: 'incoming', userId, conversationId: userId,
         text: str(message?.text) ?? str(obj(messaging.postback)?.title),
         intent, intentScore: scoreOf(intent), clickedButton: postback, images: messengerImages(message),
       });
@@ -202,8 +209,9 @@ function messengerOutgoingEntry(record: StoredRecord, body: Obj): TranscriptEntr
   const message = obj(json?.message);
   const userId = str(obj(json?.recipient)?.id) ?? '';
   const intent = intentOf(body.intent);
+  const h = head(record);
   return {
-    ...head(record), direction: 'outgoing', userId, conversationId: userId, text: messengerText(message),
+    seq: h.seq, time: h.time, receivedAt: h.receivedAt, platform: h.platform, type: h.type, direction: 'outgoing', userId, conversationId: userId, text: messengerText(message),
     intent, intentScore: scoreOf(intent), buttons: messengerButtons(message), images: messengerImages(message),
   };
 }
@@ -224,8 +232,9 @@ function genericEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   // The user is `from` of what they send and `recipient` of what the bot sends.
   const userName = str(obj(direction === 'incoming' ? platformJson?.from : platformJson?.recipient)?.name) || undefined;
   const intent = intentOf(body.intent);
+  const h = head(record, timeOf(platformJson?.timestamp));
   return {
-    ...head(record, timeOf(platformJson?.timestamp)), direction, userId, userName, conversationId,
+    seq: h.seq, time: h.time, receivedAt: h.receivedAt, platform: h.platform, type: h.type, direction, userId, userName, conversationId,
     channel: str(platformJson?.channelId) || undefined, text: str(body.text), intent, intentScore: scoreOf(intent), buttons: genericButtons(body.buttons),
     clickedButton: str(obj(obj(body.postback)?.buttonClick)?.buttonId), images: genericImages(body.images),
     aiGenerated: isAiGenerated(platformJson) || undefined,

@@ -9,7 +9,8 @@ import { migrationProvider } from './migrations.js';
 import { importNdjsonOnce, type ImportReport } from './ndjson-import.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
-import { RecordStore, type Backend } from './store.js';
+import type { Backend } from './backend.js';
+import { RecordStore } from './store.js';
 
 /** Where and how to keep records. */
 export interface StoreOptions {
@@ -42,7 +43,8 @@ export function isPostgresUrl(database: string): boolean {
 const MIGRATION_LOCK = 72_837_201;
 
 async function migrate(backend: Backend & { pool?: import('pg').Pool }): Promise<void> {
-  const migrator = new Migrator({ db: backend.db, provider: migrationProvider(backend.dialect.name) });
+  // Unordered: versions made side by side (0002, 0003) run in name order whichever was applied first.
+  const migrator = new Migrator({ db: backend.db, provider: migrationProvider(backend.dialect.name), allowUnorderedMigrations: true });
   const lock = backend.pool === undefined ? undefined : await backend.pool.connect();
   try {
     if (lock) await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
@@ -69,7 +71,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     : await openSqlite({ file: options.database === false ? ':memory:' : options.database, fsync: options.fsync ?? false });
   try {
     await migrate(backend);
-    const store = new RecordStore(backend);
+    const store = new RecordStore(backend, options.log);
     const imported = options.importFrom === undefined ? undefined : await importNdjsonOnce(store, options.importFrom);
     return { store, imported };
   } catch (error) {

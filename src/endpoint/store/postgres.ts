@@ -1,16 +1,18 @@
 /**
  * The PostgreSQL backend (pg): any number of endpoints on one database, each stateless. Records
- * are numbered by a sequence, bodies kept as jsonb, and every commit NOTIFYs the others so that
- * each endpoint's live page updates from records any of them accepted (LISTEN on a connection of
- * its own, which comes back by itself after the database went away).
+ * are numbered by a sequence and bodies kept as jsonb. Whichever endpoint holds an advisory lock
+ * builds the views (one at a time), and each batch it adds NOTIFYs every endpoint, so that each
+ * live page updates from records any of them accepted (LISTEN on a connection of its own, which
+ * comes back by itself after the database went away).
  */
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { PostgresDialect, sql } from 'kysely';
 import type { ClientConfig, Client, Pool } from 'pg';
 import { TrackingEndpointError } from '../errors.js';
+import { insertRecords } from './append.js';
+import type { Backend } from './backend.js';
 import { postgresDialect } from './dialect.js';
 import { loadDriver } from './drivers.js';
-import type { Database } from './schema.js';
-import type { Backend } from './store.js';
+import { openHandles } from './handles.js';
 
 /** How the PostgreSQL backend is opened. */
 export interface PostgresOptions {
@@ -22,8 +24,11 @@ export interface PostgresOptions {
   poolSize?: number;
 }
 
-/** The channel commits are announced on. */
+/** The channel additions to the views are announced on. */
 export const NOTIFY_CHANNEL = 'tracking_records';
+
+/** The advisory lock whose holder builds the views (one endpoint at a time). */
+export const PROJECTION_LOCK = 72_837_202;
 
 /** The URL with its password (in the user part or a `password` parameter) masked, for messages. */
 export function redactDatabaseUrl(url: string): string {
@@ -66,6 +71,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
   const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
   // An idle connection the server closed: the pool replaces it; nothing to crash over.
   pool.on('error', (error) => options.log(`tracking endpoint: a PostgreSQL connection was lost (${reasonOf(error)}); it will be reopened when needed.`));
+  // A connection lost while a query of ours holds it (between two statements of a transaction):
+  // that query fails (the database is unavailable); the event itself must not end the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     await pool.query('select 1');
   } catch (error) {
@@ -75,25 +83,47 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
       { cause: error },
     );
   }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-
-  return {
+  const handles = openHandles(new PostgresDialect({ pool }));
+  const { db } = handles;
+  const unprojected = async (which: 'max' | 'min') => {
+    const { rows } = await pool.query<{ seq: number | null }>(`select ${which}(seq) as seq from unprojected`);
+    return Number(rows[0]?.seq ?? 0);
+  };
+  const backend: Backend & { pool: Pool } = {
     pool,
     dialect: postgresDialect,
     db,
+    gatedDb: handles.gated,
     location: shown,
+    shared: true,
     async allocateSeqs(trx, count) {
       const { rows } = await sql<{ seq: number }>`select nextval('record_seq') as seq from generate_series(1, ${count})`.execute(trx);
       return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
     },
-    async beforeCommit(trx, lastSeq) {
+    commitRecords: (rows) => db.transaction().execute((trx) => insertRecords(trx, backend, rows)),
+    highestUnprojected: () => unprojected('max'),
+    lowestUnprojected: () => unprojected('min'),
+    async lockProjection(trx, wait) {
+      if (wait) {
+        await sql`select pg_advisory_xact_lock(${PROJECTION_LOCK})`.execute(trx);
+        return true;
+      }
+      const { rows } = await sql<{ held: boolean }>`select pg_try_advisory_xact_lock(${PROJECTION_LOCK}) as held`.execute(trx);
+      return rows[0].held;
+    },
+    async afterProjecting(trx, lastSeq) {
       // Delivered to every listener (this endpoint's included) when the transaction commits, never before.
       await sql`select pg_notify(${NOTIFY_CHANNEL}, ${String(lastSeq)})`.execute(trx);
     },
     watchOthers: (listener) => listen(pg, config, listener, options.log),
     isUnavailable,
-    close: () => db.destroy(),
+    async close() {
+      await db.destroy();
+      // Kysely ends the pool only if it ever used it; the connection made at open must go too.
+      if (!pool.ended) await pool.end();
+    },
   };
+  return backend;
 }
 
 /**

@@ -1,13 +1,12 @@
 /**
- * What a batch of accepted records adds to each table: the records themselves, their transcript
- * entries, and the increments of the summary tables (users, conversations, hourly and daily counts, active
- * days). Pure: computes rows, writes nothing.
+ * What a batch of records adds to the views: their transcript entries, and the increments of the
+ * summary tables (users, conversations, hourly and daily counts, active days). Pure: computes
+ * rows, writes nothing.
  */
 import type { Dialect } from './dialect.js';
 import { transcriptEntries } from './entries.js';
-import type { Insertable } from 'kysely';
 import type {
-  ConversationsTable, ConversationUsersTable, CountsTable, DailyClicksTable, DailyMessagesTable, EntriesTable, MessageTotalsTable, RecordsTable, UserDaysTable, UsersTable, UserWeeksTable,
+  ConversationsTable, ConversationUsersTable, CountsTable, DailyClicksTable, DailyMessagesTable, EntriesTable, MessageTotalsTable, UserDaysTable, UsersTable, UserWeeksTable,
 } from './schema.js';
 import type { StoredRecord, TranscriptEntry } from '../types.js';
 
@@ -35,15 +34,8 @@ function reactionOf(value: unknown): string | null {
   return null;
 }
 
-/** A record with its body's JSON text. */
-export interface RecordWithJson {
-  record: StoredRecord;
-  json: string;
-}
-
 /** Everything one batch writes. Summary rows are already summed per key within the batch. */
 export interface BatchRows {
-  records: Insertable<RecordsTable>[];
   entries: EntriesTable[];
   users: UsersTable[];
   conversations: ConversationsTable[];
@@ -111,18 +103,18 @@ function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, tex
   };
 }
 
-/** The entry rows of each record of a batch (already numbered), for `dialect`. */
-export function entriesOf(batch: readonly RecordWithJson[], dialect: Dialect): EntriesTable[][] {
-  return batch.map(({ record }) => transcriptEntries(record).map((entry, idx) => entryRow(entry, idx, record, dialect.text)));
+/** The entry rows of each record of a batch (numbered), for `dialect`. */
+export function entriesOf(batch: readonly StoredRecord[], dialect: Dialect): EntriesTable[][] {
+  return batch.map((record) => transcriptEntries(record).map((entry, idx) => entryRow(entry, idx, record, dialect.text)));
 }
 
 /**
- * The rows a batch of records (already numbered) adds, for `dialect`, from their entry rows
+ * The rows a batch of records (numbered) adds, for `dialect`, from their entry rows
  * (`entriesOf`, where store/channels.ts may have given events their conversation's channel).
  */
-export function batchRows(batch: readonly RecordWithJson[], entryRows: readonly EntriesTable[][], dialect: Dialect): BatchRows {
+export function batchRows(batch: readonly StoredRecord[], entryRows: readonly EntriesTable[][], dialect: Dialect): BatchRows {
   const text = dialect.text;
-  const rows: BatchRows = { records: [], entries: [], users: [], conversations: [], conversationUsers: [], counts: [], userDays: [], userWeeks: [], dailyMessages: [], messageTotals: [], dailyClicks: [] };
+  const rows: BatchRows = { entries: [], users: [], conversations: [], conversationUsers: [], counts: [], userDays: [], userWeeks: [], dailyMessages: [], messageTotals: [], dailyClicks: [] };
   const messageTotals = new Map<string, MessageTotalsTable>();
   const dailyClicks = new Map<string, DailyClicksTable>();
   const userWeeks = new Map<string, UserWeeksTable>();
@@ -132,31 +124,23 @@ export function batchRows(batch: readonly RecordWithJson[], entryRows: readonly 
   const conversationUsers = new Map<string, ConversationUsersTable>();
   const counts = new Map<string, CountsTable>();
   const userDays = new Map<string, UserDaysTable>();
-  const latest = <T extends { last_at: number; platform: string; channel: string; messages: number; events: number }>(into: T, row: T) => {
+  const latest = <T extends { last_at: number; platform: string; channel: string; channel_at: number; messages: number; events: number }>(into: T, row: T) => {
     into.messages += row.messages;
     into.events += row.events;
-    // The platform of the latest entry; the channel of the latest entry that has one.
-    if (row.channel !== '' && (row.last_at >= into.last_at || into.channel === '')) into.channel = row.channel;
+    // The platform of the latest entry; the channel of the latest entry that has one (of two at one moment, the later stored).
+    if (row.channel !== '' && (row.channel_at >= into.channel_at || into.channel === '')) {
+      into.channel = row.channel;
+      into.channel_at = row.channel_at;
+    }
     if (row.last_at >= into.last_at) {
       into.platform = row.platform;
       into.last_at = row.last_at;
     }
   };
 
-  batch.forEach(({ record, json }, r) => {
+  batch.forEach((record, r) => {
     const entries = entryRows[r];
     const receivedAt = Date.parse(record.receivedAt);
-    rows.records.push({
-      seq: record.seq,
-      received_at: receivedAt,
-      occurred_at: entries[0]?.occurred_at ?? receivedAt,
-      platform: record.platform === null ? null : text(record.platform),
-      platform_kind: record.platformKind,
-      v: record.v,
-      type: record.type,
-      bot: record.bot,
-      body: dialect.bodyValue(json),
-    });
     if (entries.length === 0) {
       // A record that holds no entry (a webhook batch with no messaging item) still counts as a record.
       for (const [width, size] of WIDTHS) {
@@ -170,7 +154,7 @@ export function batchRows(batch: readonly RecordWithJson[], entryRows: readonly 
       const at = entry.occurred_at;
       const isEvent = entry.direction === 'event';
       if (entry.user_id !== '') {
-        upsert(users, key(entry.bot, entry.user_id), { bot: entry.bot, user_id: entry.user_id, name: entry.user_name, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
+        upsert(users, key(entry.bot, entry.user_id), { bot: entry.bot, user_id: entry.user_id, name: entry.user_name, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, channel_at: at, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
           into.first_at = Math.min(into.first_at, row.first_at);
           if (row.name !== null) into.name = row.name;
           latest(into, row);
@@ -198,7 +182,7 @@ export function batchRows(batch: readonly RecordWithJson[], entryRows: readonly 
         }
       }
       if (entry.conversation_id !== '') {
-        upsert(conversations, key(entry.bot, entry.conversation_id), { bot: entry.bot, conversation_id: entry.conversation_id, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
+        upsert(conversations, key(entry.bot, entry.conversation_id), { bot: entry.bot, conversation_id: entry.conversation_id, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, channel_at: at, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
           into.first_at = Math.min(into.first_at, row.first_at);
           latest(into, row);
         });

@@ -4,9 +4,9 @@
  * both, so that bucketing by hour or day is the same integer arithmetic on either database.
  *
  * `records` keeps every accepted request whole; `entries` holds what the read side shows (one row
- * per transcript entry: a messenger webhook record may hold several); the other tables are kept
- * up to date in the same transaction as the records they summarise, so that reads never scan
- * every record.
+ * per transcript entry: a messenger webhook record may hold several); the other tables summarise
+ * them, so that reads never scan every record. A record is acknowledged once its row is committed;
+ * entries and summaries (the views) are built behind it from `unprojected` (store/projection.ts).
  */
 import type { ColumnType } from 'kysely';
 
@@ -80,9 +80,10 @@ export interface UsersTable {
   name: string | null;
   first_at: Millis;
   last_at: Millis;
-  /** Platform and channel of the latest entry (`''` for none). */
+  /** Platform of the latest entry; channel of the latest entry that has one (`''` for none), and when that entry happened. */
   platform: string;
   channel: string;
+  channel_at: Millis;
   /** Messages in and out, and events, of this user. */
   messages: number;
   events: number;
@@ -96,6 +97,8 @@ export interface ConversationsTable {
   last_at: Millis;
   platform: string;
   channel: string;
+  /** When the entry that gave the channel happened. */
+  channel_at: Millis;
   messages: number;
   events: number;
 }
@@ -268,6 +271,11 @@ export interface ImportsTable {
   imported_at: Millis;
 }
 
+/** A record committed but not yet in the views (entries and summary tables). */
+export interface UnprojectedTable {
+  seq: number;
+}
+
 /** The database as Kysely types it. */
 export interface Database {
   records: RecordsTable;
@@ -287,4 +295,5 @@ export interface Database {
   session_lengths: SessionLengthsTable;
   session_paths: SessionPathsTable;
   imports: ImportsTable;
+  unprojected: UnprojectedTable;
 }

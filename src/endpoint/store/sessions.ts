@@ -107,7 +107,7 @@ export async function sessionRows(trx: Transaction<Database>, entries: readonly 
       .$if(lockRows, (q) => q.forUpdate())
       .execute();
     for (const row of rows) {
-      heads.set(keyOf(row.bot, row.user_id, row.conversation_id), { ...row, start_at: Number(row.start_at), last_at: Number(row.last_at), messages: Number(row.messages), events: Number(row.events), steps: Number(row.steps), pathSteps: JSON.parse(row.path) as string[] });
+      heads.set(keyOf(row.bot, row.user_id, row.conversation_id), { pathSteps: JSON.parse(row.path) as string[], ...row, start_at: Number(row.start_at), last_at: Number(row.last_at), messages: Number(row.messages), events: Number(row.events), steps: Number(row.steps) });
     }
   }
 

@@ -5,15 +5,23 @@
  * process dies, even by kill -9, and a restart (a container's included, whatever its PID) starts
  * at once. A record is acknowledged once its transaction is committed to the write-ahead log:
  * it survives the process being killed; with `fsync` it survives a power cut too.
+ *
+ * One connection, shared by the store's writes and the read side through Kysely's mutex. Statements
+ * are prepared once and kept (Kysely's driver would prepare each query again); the records'
+ * commit, the hot path, runs as one synchronous better-sqlite3 transaction of statements compiled
+ * by Kysely once.
  */
 import { chmod, mkdir, open, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { SqliteDialect, sql, type Kysely, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
 import { TrackingEndpointError } from '../errors.js';
+import type { Backend } from './backend.js';
 import { sqliteDialect } from './dialect.js';
 import { loadDriver } from './drivers.js';
+import { openHandles } from './handles.js';
+import type { RecordRow } from './record-row.js';
 import type { Database } from './schema.js';
-import type { Backend } from './store.js';
 
 /** How the SQLite backend is opened. */
 export interface SqliteOptions {
@@ -23,8 +31,44 @@ export interface SqliteOptions {
   fsync: boolean;
 }
 
-/** SQLite result codes that mean "cannot write now" rather than "this record is wrong". */
-const UNAVAILABLE = /^SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)/;
+/** SQLite result codes (and the system's own) that mean "cannot write now" rather than "this record is wrong". */
+const UNAVAILABLE = /^(SQLITE_(FULL|IOERR|BUSY|LOCKED|READONLY|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)|ENOSPC$|EDQUOT$|EROFS$|EIO$)/;
+
+/** Statements kept prepared, at most; longer SQL (a many-row insert) is prepared each time. */
+const CACHED_STATEMENTS = 128;
+const CACHED_SQL_LENGTH = 8_000;
+
+/**
+ * The database as Kysely's driver uses it: prepared statements kept by their SQL, and a rollback
+ * that does nothing when SQLite has already rolled the transaction back by itself (as it does on a
+ * full disk), so that the error that caused it is the one reported.
+ */
+function keptStatements(database: BetterSqlite3.Database): SqliteDatabase {
+  const kept = new Map<string, SqliteStatement>();
+  const rollback = database.prepare('rollback');
+  const safeRollback: SqliteStatement = {
+    reader: false,
+    all: () => [],
+    run: () => (database.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }),
+    iterate: () => [][Symbol.iterator](),
+  };
+  return {
+    close: () => database.close(),
+    prepare(text) {
+      if (text === 'rollback') return safeRollback;
+      let statement = kept.get(text);
+      if (statement !== undefined) {
+        kept.delete(text); // most recently used last
+      } else {
+        statement = database.prepare(text) as unknown as SqliteStatement;
+        if (text.length > CACHED_SQL_LENGTH) return statement;
+        if (kept.size >= CACHED_STATEMENTS) kept.delete(kept.keys().next().value!);
+      }
+      kept.set(text, statement);
+      return statement;
+    },
+  };
+}
 
 /** The folder and file, created readable by this user only (the data holds conversations). */
 async function prepareFile(file: string): Promise<void> {
@@ -38,14 +82,38 @@ async function prepareFile(file: string): Promise<void> {
   await chmod(file, 0o600); // a file made by hand or by an older version (SQLite makes its -wal file with the same mode)
 }
 
+/** The hot path's statements: committing records, and finding what the views lack. */
+function prepareHot(database: BetterSqlite3.Database, db: Kysely<Database>) {
+  const columns = ['seq', 'received_at', 'occurred_at', 'platform', 'platform_kind', 'v', 'type', 'bot', 'body'] as const;
+  const insertRecord = database.prepare(db.insertInto('records').values(Object.fromEntries(columns.map((c) => [c, null])) as never).compile().sql);
+  const insertMark = database.prepare(db.insertInto('unprojected').values({ seq: 0 }).compile().sql);
+  // One writer holds the file (the exclusive lock), so the next numbers follow the highest used (a mark outlives a record deleted by retention).
+  const lastSeq = database.prepare<[], number>(sql`select ${NEXT_AFTER}`.compile(db).sql).pluck();
+  return {
+    commit: database.transaction((rows: readonly RecordRow[]) => {
+      const first = lastSeq.get()! + 1;
+      rows.forEach((row, i) => {
+        insertRecord.run(first + i, row.received_at, row.occurred_at, row.platform ?? null, row.platform_kind ?? null, row.v ?? null, row.type, row.bot, row.body);
+        insertMark.run(first + i);
+      });
+      return rows.map((_, i) => first + i);
+    }),
+    highest: database.prepare<[], number | null>(db.selectFrom('unprojected').select((eb) => eb.fn.max('seq').as('seq')).compile().sql).pluck(),
+    lowest: database.prepare<[], number | null>(db.selectFrom('unprojected').select((eb) => eb.fn.min('seq').as('seq')).compile().sql).pluck(),
+  };
+}
+
+/** The highest number used: of a record, or of a mark (which outlives a record retention deleted). */
+const NEXT_AFTER = sql<number>`max(coalesce((select max(seq) from records), 0), coalesce((select max(seq) from unprojected), 0))`;
+
 /** Opens (creating it if needed) the SQLite database. Rejects with a `TrackingEndpointError` saying what to do. */
 export async function openSqlite(options: SqliteOptions): Promise<Backend> {
-  const BetterSqlite3 = await loadDriver<typeof import('better-sqlite3')>('better-sqlite3', 'SQLite');
+  const Driver = await loadDriver<typeof import('better-sqlite3')>('better-sqlite3', 'SQLite');
   const memory = options.file === ':memory:';
-  let database: import('better-sqlite3').Database;
+  let database: BetterSqlite3.Database;
   try {
     if (!memory) await prepareFile(options.file);
-    database = new BetterSqlite3(options.file, { timeout: 250 });
+    database = new Driver(options.file, { timeout: 250 });
   } catch (error) {
     throw new TrackingEndpointError(`Cannot open the database file ${options.file}: ${(error as Error).message}. Check the path and its permissions, or choose another file (--data).`, { cause: error });
   }
@@ -67,7 +135,8 @@ export async function openSqlite(options: SqliteOptions): Promise<Backend> {
     }
     throw new TrackingEndpointError(`Cannot use the database file ${options.file}: ${(error as Error).message}. Is it a SQLite database? Choose another file with --data.`, { cause: error });
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const handles = openHandles(new SqliteDialect({ database: keptStatements(database) }));
+  const { db } = handles;
   // The query planner's statistics, as SQLite advises for a long-lived connection: at open (after a
   // large import, say) and then hourly. Cheap: it only analyses tables whose size changed a lot.
   const optimize = () => {
@@ -80,15 +149,29 @@ export async function openSqlite(options: SqliteOptions): Promise<Backend> {
   optimize();
   const optimizer = setInterval(optimize, 3_600_000);
   optimizer.unref();
+  // The hot path: statements compiled by Kysely once, prepared at first use (after the migrations), run in one synchronous transaction.
+  let hot: ReturnType<typeof prepareHot> | undefined;
+  const prepared = () => (hot ??= prepareHot(database, db));
   return {
     dialect: sqliteDialect,
     db,
+    gatedDb: handles.gated,
     location: options.file,
+    shared: false,
     async allocateSeqs(trx, count) {
-      // One writer holds the file (the exclusive lock), so the next numbers follow the highest stored.
-      const row = await trx.selectFrom('records').select(sql<number>`coalesce(max(seq), 0)`.as('last')).executeTakeFirstOrThrow();
+      const row = await trx.selectNoFrom(NEXT_AFTER.as('last')).executeTakeFirstOrThrow();
       return Array.from({ length: count }, (_, i) => Number(row.last) + 1 + i);
     },
+    // Inside Kysely's mutex: never in the middle of another transaction on the connection.
+    commitRecords: (rows) => db.connection().execute(async () => prepared().commit(rows)),
+    highestUnprojected: async () => prepared().highest.get() ?? 0,
+    lowestUnprojected: async () => prepared().lowest.get() ?? 0,
+    prepare(text) {
+      const statement = database.prepare(text);
+      return (parameters) => void statement.run(parameters);
+    },
+    // The exclusive lock on the file makes this endpoint the only one; its transactions run one at a time.
+    lockProjection: async () => true,
     isUnavailable: (error) => UNAVAILABLE.test((error as { code?: string })?.code ?? ''),
     close: async () => {
       clearInterval(optimizer);

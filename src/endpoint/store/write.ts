@@ -1,166 +1,173 @@
 /**
- * Writing a batch of records in its transaction: numbering them, their entries (events given their
- * conversation's channel), every summary table the read side queries (upserts that add to what is
- * there, in key order so that concurrent writers never deadlock), what each feedback is about,
- * and the sessions with their per-day figures.
+ * Writing what a batch of committed records adds to the views, in the projection's transaction:
+ * their entries (events given their conversation's channel), every summary table the read side
+ * queries (upserts that add to what is there, in key order), what each feedback is about, and the
+ * sessions with their per-day figures.
+ *
+ * Each table's statement is written once, with Kysely, below. On PostgreSQL a batch's rows go in
+ * multi-row statements; on SQLite, where a statement costs little to run but much to prepare,
+ * each statement is compiled and prepared once (from a row of placeholders) and run for each row.
  */
-import type { Transaction } from 'kysely';
+import type { Compilable, InsertResult, Insertable, Transaction } from 'kysely';
+import type { Backend } from './backend.js';
 import { fillEventChannels } from './channels.js';
 import type { Dialect } from './dialect.js';
 import { rateFeedback } from './feedback.js';
-import { batchRows, entriesOf, type BatchRows, type RecordWithJson } from './rows.js';
+import { batchRows, entriesOf } from './rows.js';
 import type { Database } from './schema.js';
 import { sessionRows } from './sessions.js';
-import type { Backend } from './store.js';
 import type { StoredRecord } from '../types.js';
 
 /** Rows per INSERT statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
 const ROWS_PER_INSERT = 400;
 
-function chunks<T>(rows: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) out.push(rows.slice(i, i + ROWS_PER_INSERT));
-  return out;
-}
+type Row<T extends keyof Database> = Insertable<Database[T]>;
 
-/** Numbers the records, and writes them and what they add to the summary tables, in `trx`. Returns them as stored. */
-export async function writeBatch(trx: Transaction<Database>, backend: Backend, batch: readonly { record: StoredRecord; json: string }[]): Promise<StoredRecord[]> {
-  const { dialect } = backend;
-  const seqs = await backend.allocateSeqs(trx, batch.length);
-  const numbered: RecordWithJson[] = batch.map(({ record, json }, i) => ({ record: { ...record, seq: seqs[i] }, json }));
-  const entries = entriesOf(numbered, dialect);
-  await fillEventChannels(trx, entries);
-  const rows = batchRows(numbered, entries, dialect);
-  await insertRows(trx, rows, dialect);
-  await rateFeedback(trx, rows.entries);
-  await writeSessions(trx, rows, dialect);
-  return numbered.map(({ record }, i) => ({ ...record, occurredAt: new Date(rows.records[i].occurred_at).toISOString() }));
-}
-
-async function writeSessions(trx: Transaction<Database>, rows: BatchRows, dialect: Dialect): Promise<void> {
-  const { sessions, heads, days, lengths, paths } = await sessionRows(trx, rows.entries, dialect.name === 'postgres');
-  for (const part of chunks(sessions)) {
-    await trx.insertInto('sessions').values(part)
-      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-        start_at: eb.ref('excluded.start_at'), last_at: eb.ref('excluded.last_at'), messages: eb.ref('excluded.messages'),
-        events: eb.ref('excluded.events'), path: eb.ref('excluded.path'), steps: eb.ref('excluded.steps'),
-      })))
-      .execute();
-  }
-  for (const part of chunks(heads)) {
-    await trx.insertInto('session_heads').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'user_id', 'conversation_id']).doUpdateSet((eb) => ({ session_id: eb.ref('excluded.session_id') })))
-      .execute();
-  }
-  for (const part of chunks(days)) {
-    await trx.insertInto('session_days').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel']).doUpdateSet((eb) => ({
-        sessions: eb('session_days.sessions', '+', eb.ref('excluded.sessions')),
-        messages: eb('session_days.messages', '+', eb.ref('excluded.messages')),
-        events: eb('session_days.events', '+', eb.ref('excluded.events')),
-        length_ms: eb('session_days.length_ms', '+', eb.ref('excluded.length_ms')),
-      })))
-      .execute();
-  }
-  for (const part of chunks(paths)) {
-    await trx.insertInto('session_paths').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'path']).doUpdateSet((eb) => ({
-        sessions: eb('session_paths.sessions', '+', eb.ref('excluded.sessions')),
-      })))
-      .execute();
-  }
-  for (const part of chunks(lengths)) {
-    await trx.insertInto('session_lengths').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'bucket']).doUpdateSet((eb) => ({
-        sessions: eb('session_lengths.sessions', '+', eb.ref('excluded.sessions')),
-      })))
-      .execute();
-  }
-}
-
-/** Inserts the batch's records and entries, and adds what they bring to each summary table. */
-async function insertRows(trx: Transaction<Database>, rows: BatchRows, dialect: Dialect): Promise<void> {
-const { least, greatest } = dialect;
-  for (const part of chunks(rows.records)) await trx.insertInto('records').values(part).execute();
-  for (const part of chunks(rows.entries)) await trx.insertInto('entries').values(part).execute();
-  for (const part of chunks(rows.users)) {
-    await trx.insertInto('users').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'user_id']).doUpdateSet((eb) => ({
+/** The statement of each table the views write: an insert of `values`, adding to the row already there. */
+const UPSERTS = {
+  entries: (trx: Transaction<Database>, values: Row<'entries'>[]) => trx.insertInto('entries').values(values),
+  users: (trx: Transaction<Database>, values: Row<'users'>[], d: Dialect) => trx.insertInto('users').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'user_id']).doUpdateSet((eb) => {
+      const newer = eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.channel_at', '>=', eb.ref('users.channel_at')), eb('users.channel', '=', '')])]);
+      return {
         name: eb.fn.coalesce('excluded.name', 'users.name'),
-        first_at: least(eb.ref('users.first_at'), eb.ref('excluded.first_at')),
-        last_at: greatest(eb.ref('users.last_at'), eb.ref('excluded.last_at')),
+        first_at: d.least(eb.ref('users.first_at'), eb.ref('excluded.first_at')),
+        last_at: d.greatest(eb.ref('users.last_at'), eb.ref('excluded.last_at')),
         platform: eb.case().when('excluded.last_at', '>=', eb.ref('users.last_at')).then(eb.ref('excluded.platform')).else(eb.ref('users.platform')).end(),
-        channel: eb.case()
-          .when(eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.last_at', '>=', eb.ref('users.last_at')), eb('users.channel', '=', '')])]))
-          .then(eb.ref('excluded.channel')).else(eb.ref('users.channel')).end(),
+        // The channel of the latest entry that has one: the batch's, unless the stored one is later.
+        channel: eb.case().when(newer).then(eb.ref('excluded.channel')).else(eb.ref('users.channel')).end(),
+        channel_at: eb.case().when(newer).then(eb.ref('excluded.channel_at')).else(eb.ref('users.channel_at')).end(),
         messages: eb('users.messages', '+', eb.ref('excluded.messages')),
         events: eb('users.events', '+', eb.ref('excluded.events')),
-      })))
-      .execute();
-  }
-  for (const part of chunks(rows.conversations)) {
-    await trx.insertInto('conversations').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'conversation_id']).doUpdateSet((eb) => ({
-        first_at: least(eb.ref('conversations.first_at'), eb.ref('excluded.first_at')),
-        last_at: greatest(eb.ref('conversations.last_at'), eb.ref('excluded.last_at')),
+      };
+    })),
+  conversations: (trx: Transaction<Database>, values: Row<'conversations'>[], d: Dialect) => trx.insertInto('conversations').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'conversation_id']).doUpdateSet((eb) => {
+      const newer = eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.channel_at', '>=', eb.ref('conversations.channel_at')), eb('conversations.channel', '=', '')])]);
+      return {
+        first_at: d.least(eb.ref('conversations.first_at'), eb.ref('excluded.first_at')),
+        last_at: d.greatest(eb.ref('conversations.last_at'), eb.ref('excluded.last_at')),
         platform: eb.case().when('excluded.last_at', '>=', eb.ref('conversations.last_at')).then(eb.ref('excluded.platform')).else(eb.ref('conversations.platform')).end(),
-        channel: eb.case()
-          .when(eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.last_at', '>=', eb.ref('conversations.last_at')), eb('conversations.channel', '=', '')])]))
-          .then(eb.ref('excluded.channel')).else(eb.ref('conversations.channel')).end(),
+        // The channel of the latest entry that has one: the batch's, unless the stored one is later.
+        channel: eb.case().when(newer).then(eb.ref('excluded.channel')).else(eb.ref('conversations.channel')).end(),
+        channel_at: eb.case().when(newer).then(eb.ref('excluded.channel_at')).else(eb.ref('conversations.channel_at')).end(),
         messages: eb('conversations.messages', '+', eb.ref('excluded.messages')),
         events: eb('conversations.events', '+', eb.ref('excluded.events')),
-      })))
-      .execute();
+      };
+    })),
+  conversation_users: (trx: Transaction<Database>, values: Row<'conversation_users'>[], d: Dialect) => trx.insertInto('conversation_users').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'conversation_id', 'user_id']).doUpdateSet((eb) => ({
+      first_at: d.least(eb.ref('conversation_users.first_at'), eb.ref('excluded.first_at')),
+    }))),
+  counts: (trx: Transaction<Database>, values: Row<'counts'>[]) => trx.insertInto('counts').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'width', 'at', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type', 'event_name', 'currency']).doUpdateSet((eb) => ({
+      records: eb('counts.records', '+', eb.ref('excluded.records')),
+      entries: eb('counts.entries', '+', eb.ref('excluded.entries')),
+      ai_generated: eb('counts.ai_generated', '+', eb.ref('excluded.ai_generated')),
+      revenue: eb('counts.revenue', '+', eb.ref('excluded.revenue')),
+      score_sum: eb('counts.score_sum', '+', eb.ref('excluded.score_sum')),
+      scored: eb('counts.scored', '+', eb.ref('excluded.scored')),
+    }))),
+  daily_messages: (trx: Transaction<Database>, values: Row<'daily_messages'>[]) => trx.insertInto('daily_messages').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'text_key', 'intent']).doUpdateSet((eb) => ({
+      count: eb('daily_messages.count', '+', eb.ref('excluded.count')),
+    }))),
+  user_days: (trx: Transaction<Database>, values: Row<'user_days'>[]) => trx.insertInto('user_days').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'user_id', 'day', 'platform', 'channel']).doUpdateSet((eb) => ({
+      messages: eb('user_days.messages', '+', eb.ref('excluded.messages')),
+      events: eb('user_days.events', '+', eb.ref('excluded.events')),
+    }))),
+  message_totals: (trx: Transaction<Database>, values: Row<'message_totals'>[]) => trx.insertInto('message_totals').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'platform', 'channel', 'text_key', 'intent']).doUpdateSet((eb) => ({
+      count: eb('message_totals.count', '+', eb.ref('excluded.count')),
+    }))),
+  daily_clicks: (trx: Transaction<Database>, values: Row<'daily_clicks'>[]) => trx.insertInto('daily_clicks').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'button']).doUpdateSet((eb) => ({
+      clicks: eb('daily_clicks.clicks', '+', eb.ref('excluded.clicks')),
+    }))),
+  sessions: (trx: Transaction<Database>, values: Row<'sessions'>[]) => trx.insertInto('sessions').values(values)
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      start_at: eb.ref('excluded.start_at'), last_at: eb.ref('excluded.last_at'), messages: eb.ref('excluded.messages'),
+      events: eb.ref('excluded.events'), path: eb.ref('excluded.path'), steps: eb.ref('excluded.steps'),
+    }))),
+  session_heads: (trx: Transaction<Database>, values: Row<'session_heads'>[]) => trx.insertInto('session_heads').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'user_id', 'conversation_id']).doUpdateSet((eb) => ({ session_id: eb.ref('excluded.session_id') }))),
+  session_days: (trx: Transaction<Database>, values: Row<'session_days'>[]) => trx.insertInto('session_days').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel']).doUpdateSet((eb) => ({
+      sessions: eb('session_days.sessions', '+', eb.ref('excluded.sessions')),
+      messages: eb('session_days.messages', '+', eb.ref('excluded.messages')),
+      events: eb('session_days.events', '+', eb.ref('excluded.events')),
+      length_ms: eb('session_days.length_ms', '+', eb.ref('excluded.length_ms')),
+    }))),
+  session_paths: (trx: Transaction<Database>, values: Row<'session_paths'>[]) => trx.insertInto('session_paths').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'path']).doUpdateSet((eb) => ({
+      sessions: eb('session_paths.sessions', '+', eb.ref('excluded.sessions')),
+    }))),
+  session_lengths: (trx: Transaction<Database>, values: Row<'session_lengths'>[]) => trx.insertInto('session_lengths').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'bucket']).doUpdateSet((eb) => ({
+      sessions: eb('session_lengths.sessions', '+', eb.ref('excluded.sessions')),
+    }))),
+  user_weeks: (trx: Transaction<Database>, values: Row<'user_weeks'>[]) => trx.insertInto('user_weeks').values(values).onConflict((oc) => oc.doNothing()),
+} satisfies Record<string, (trx: Transaction<Database>, values: never[], dialect: Dialect) => Compilable<InsertResult> & { execute(): Promise<InsertResult[]> }>;
+
+type Table = keyof typeof UPSERTS;
+type RowOf<T extends Table> = Parameters<(typeof UPSERTS)[T]>[1][number];
+
+/** Marks a placeholder row's values: the compiled statement's parameters that start with it name a column. */
+const COLUMN = '\u0000column:';
+
+/** The views of one store: writes a batch of records into them, with the backend's statements kept prepared where it keeps them. */
+export class ViewWriter {
+  private readonly prepared = new Map<Table, (row: Record<string, unknown>) => void>();
+
+  constructor(private readonly backend: Backend) {}
+
+  /** Writes what `records` (committed, numbered, in order) add to the views, in `trx`. */
+  async write(trx: Transaction<Database>, records: readonly StoredRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const { dialect } = this.backend;
+    const entries = entriesOf(records, dialect);
+    await fillEventChannels(trx, entries);
+    const rows = batchRows(records, entries, dialect);
+    await this.put(trx, 'entries', rows.entries);
+    await this.put(trx, 'users', rows.users);
+    await this.put(trx, 'conversations', rows.conversations);
+    await this.put(trx, 'conversation_users', rows.conversationUsers);
+    await this.put(trx, 'counts', rows.counts);
+    await this.put(trx, 'user_weeks', rows.userWeeks);
+    await this.put(trx, 'daily_messages', rows.dailyMessages);
+    await this.put(trx, 'user_days', rows.userDays);
+    await this.put(trx, 'message_totals', rows.messageTotals);
+    await this.put(trx, 'daily_clicks', rows.dailyClicks);
+    await rateFeedback(trx, rows.entries);
+    const sessions = await sessionRows(trx, rows.entries, dialect.name === 'postgres');
+    await this.put(trx, 'sessions', sessions.sessions);
+    await this.put(trx, 'session_heads', sessions.heads);
+    await this.put(trx, 'session_days', sessions.days);
+    await this.put(trx, 'session_paths', sessions.paths);
+    await this.put(trx, 'session_lengths', sessions.lengths);
   }
-  for (const part of chunks(rows.conversationUsers)) {
-    await trx.insertInto('conversation_users').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'conversation_id', 'user_id']).doUpdateSet((eb) => ({
-        first_at: least(eb.ref('conversation_users.first_at'), eb.ref('excluded.first_at')),
-      })))
-      .execute();
-  }
-  for (const part of chunks(rows.counts)) {
-    await trx.insertInto('counts').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'width', 'at', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type', 'event_name', 'currency']).doUpdateSet((eb) => ({
-        records: eb('counts.records', '+', eb.ref('excluded.records')),
-        entries: eb('counts.entries', '+', eb.ref('excluded.entries')),
-        ai_generated: eb('counts.ai_generated', '+', eb.ref('excluded.ai_generated')),
-        revenue: eb('counts.revenue', '+', eb.ref('excluded.revenue')),
-        score_sum: eb('counts.score_sum', '+', eb.ref('excluded.score_sum')),
-        scored: eb('counts.scored', '+', eb.ref('excluded.scored')),
-      })))
-      .execute();
-  }
-  for (const part of chunks(rows.userWeeks)) {
-    await trx.insertInto('user_weeks').values(part).onConflict((oc) => oc.doNothing()).execute();
-  }
-  for (const part of chunks(rows.dailyMessages)) {
-    await trx.insertInto('daily_messages').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'text_key', 'intent']).doUpdateSet((eb) => ({
-        count: eb('daily_messages.count', '+', eb.ref('excluded.count')),
-      })))
-      .execute();
-  }
-  for (const part of chunks(rows.userDays)) {
-    await trx.insertInto('user_days').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'user_id', 'day', 'platform', 'channel']).doUpdateSet((eb) => ({
-        messages: eb('user_days.messages', '+', eb.ref('excluded.messages')),
-        events: eb('user_days.events', '+', eb.ref('excluded.events')),
-      })))
-      .execute();
-  }
-  for (const part of chunks(rows.messageTotals)) {
-    await trx.insertInto('message_totals').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'platform', 'channel', 'text_key', 'intent']).doUpdateSet((eb) => ({
-        count: eb('message_totals.count', '+', eb.ref('excluded.count')),
-      })))
-      .execute();
-  }
-  for (const part of chunks(rows.dailyClicks)) {
-    await trx.insertInto('daily_clicks').values(part)
-      .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'button']).doUpdateSet((eb) => ({
-        clicks: eb('daily_clicks.clicks', '+', eb.ref('excluded.clicks')),
-      })))
-      .execute();
+
+  /** Writes `rows` with `table`'s statement: per row, prepared once (SQLite), or in multi-row statements. */
+  private async put<T extends Table>(trx: Transaction<Database>, table: T, rows: readonly RowOf<T>[]): Promise<void> {
+    if (rows.length === 0) return;
+    const upsert = UPSERTS[table] as (trx: Transaction<Database>, values: RowOf<T>[], dialect: Dialect) => Compilable & { execute(): Promise<unknown> };
+    const prepare = this.backend.prepare;
+    if (prepare === undefined) {
+      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await upsert(trx, rows.slice(i, i + ROWS_PER_INSERT), this.backend.dialect).execute();
+      return;
+    }
+    let run = this.prepared.get(table);
+    if (run === undefined) {
+      // A row of placeholders, one per column, compiled once: each parameter is a column's value or a constant of the statement.
+      const placeholders = Object.fromEntries(Object.keys(rows[0]).map((column) => [column, `${COLUMN}${column}`])) as RowOf<T>;
+      const compiled = upsert(trx, [placeholders], this.backend.dialect).compile();
+      const columns = compiled.parameters.map((value) => (typeof value === 'string' && value.startsWith(COLUMN) ? value.slice(COLUMN.length) : undefined));
+      const constants = compiled.parameters;
+      const statement = prepare(compiled.sql);
+      run = (row) => statement(columns.map((column, i) => (column === undefined ? constants[i] : (row[column] ?? null))));
+      this.prepared.set(table, run);
+    }
+    for (const row of rows) run(row as Record<string, unknown>);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * What the endpoint promises on a crash, tried on real processes: `serve` killed with SIGKILL
  * while clients are sending, then restarted (as PID 1 in a PID namespace of its own, as in a
- * container); two endpoints started together on one SQLite file; two endpoints on one PostgreSQL
- * database, one of them killed.
+ * container); two endpoints started together on one SQLite file, fresh or left by a killed one; two
+ * endpoints on one PostgreSQL database, one of them killed.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -132,6 +132,10 @@ describe('a crash', () => {
     try {
       expect(Date.now() - startedAt).toBeLessThan(15_000); // no stale lock to wait out, though it is PID 1 as before
       expect(await textsOf(second.url, acknowledged.map((a) => a.id))).toEqual(acknowledged.map((a) => a.text));
+      // The views hold them too: what the kill left out of them was added at the restart.
+      const summary = (await (await fetch(`${second.url}/api/summary`)).json()) as { records: number; users: number };
+      expect(summary.records).toBeGreaterThanOrEqual(acknowledged.length);
+      expect(summary.users).toBeGreaterThanOrEqual(new Set(acknowledged.map((a) => a.text.split(' ')[1])).size);
     } finally {
       await second.stop();
     }
@@ -152,6 +156,35 @@ describe('a crash', () => {
       }
     }
   }, 60_000);
+
+  it('SQLite: of two endpoints started together over a stale lock (the file of an endpoint killed with SIGKILL), exactly one runs, round after round, and numbers never collide', async () => {
+    const data = join(folder.dir, 'stale.db');
+    // The file's first owner, killed while clients send: its write-ahead log and lock are left as a crash leaves them.
+    let owner = await serve(['--data', data]);
+    const acknowledged: { id: number; text: string }[] = [];
+    for (let round = 0; round < 10; round++) {
+      const load = send(() => owner.url, 4);
+      await until(() => load.acknowledged.length >= 20);
+      process.kill(owner.endpointPid, 'SIGKILL');
+      await owner.exited;
+      await load.stop();
+      acknowledged.push(...load.acknowledged);
+      const outcomes = await Promise.allSettled([serve(['--data', data]), serve(['--data', data])]);
+      const running = outcomes.filter((o): o is PromiseFulfilledResult<Served> => o.status === 'fulfilled').map((o) => o.value);
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (running.length !== 1) for (const endpoint of running) await endpoint.stop();
+      expect(running, `round ${round}`).toHaveLength(1);
+      expect(refused[0].reason.stderr, `round ${round}`).toMatch(/in use by another tracking endpoint/);
+      owner = running[0];
+    }
+    try {
+      const ids = acknowledged.map((a) => a.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(await textsOf(owner.url, ids)).toEqual(acknowledged.map((a) => a.text));
+    } finally {
+      await owner.stop();
+    }
+  }, 180_000);
 
   it('PostgreSQL: with two endpoints on one database, killing one loses nothing it acknowledged, and the other goes on', async () => {
     const [a, b] = await Promise.all([serve(['--database', pg.url]), serve(['--database', pg.url])]);

@@ -61,9 +61,11 @@ describe.each(DBS)('on $name', ({ name, fresh }) => {
       expect(Object.getOwnPropertyDescriptor(read.body, '__proto__')?.value).toEqual({ kept: 'as a key' });
       expect(stored.seq).toBe(read.seq);
       // What the read side indexes of it: its text and user, as the database can hold them (SQLite
-      // keeps the NUL; a lone surrogate, which UTF-8 cannot encode, it reads back as U+FFFDs).
+      // keeps the NUL; a lone surrogate, which UTF-8 cannot encode, it reads back as U+FFFDs). The
+      // views are built from the record as stored, so the grouping key is that of the stored text
+      // (U+FFFD is a symbol, which the key leaves out).
       const entry = await store.db.selectFrom('entries').select(['text', 'user_id', 'text_key']).executeTakeFirstOrThrow();
-      if (name === 'PostgreSQL') expect(entry).toEqual({ text: 'a\ufffdb \ufffd c', user_id: 'u\ufffd', text_key: 'a\ufffdb \ufffd c' });
+      if (name === 'PostgreSQL') expect(entry).toEqual({ text: 'a\ufffdb \ufffd c', user_id: 'u\ufffd', text_key: 'a b c' });
       else expect(entry.text?.slice(0, 4)).toBe('a\u0000b ');
     });
   });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sqliteDialect } from '../../../src/endpoint/store/dialect.js';
-import { batchRows, entriesOf, type RecordWithJson } from '../../../src/endpoint/store/rows.js';
+import { batchRows, entriesOf } from '../../../src/endpoint/store/rows.js';
 import { sessionRows } from '../../../src/endpoint/store/sessions.js';
 import type { StoredRecord } from '../../../src/endpoint/index.js';
 import { databases, msg, withStore, type Msg } from './databases.js';
@@ -13,11 +13,8 @@ import { databases, msg, withStore, type Msg } from './databases.js';
 const [sqlite] = databases();
 const RECEIVED = '2026-03-05T00:00:00.000Z';
 
-function batch(messages: Msg[]): RecordWithJson[] {
-  return messages.map((m, i) => {
-    const record: StoredRecord = { ...msg(m), seq: 100 + i, receivedAt: RECEIVED, occurredAt: RECEIVED };
-    return { record, json: JSON.stringify(record.body) };
-  });
+function batch(messages: Msg[]): StoredRecord[] {
+  return messages.map((m, i) => ({ ...msg(m), seq: 100 + i, receivedAt: RECEIVED, occurredAt: RECEIVED }));
 }
 
 const MESSAGES: Msg[] = [
@@ -42,8 +39,8 @@ describe('the order a batch writes summary rows in', () => {
       expect(rows.dailyClicks.map((c) => c.button)).toEqual(['m', 'k', 'z', 'a']);
       const hours = rows.counts.filter((c) => c.width === 'h').map((c) => new Date(c.at).toISOString().slice(5, 13));
       expect(hours).toEqual(['03-02T10', '03-02T11', '03-02T12', '03-03T10']);
-      // Entries and records stay in the order the batch holds them (they are numbered).
-      expect(rows.records.map((r) => r.seq)).toEqual([100, 101, 102, 103]);
+      // Entries stay in the order the batch holds them (they are numbered).
+      expect(rows.entries.map((e) => e.seq)).toEqual([100, 101, 102, 103]);
     }
   });
 

@@ -45,8 +45,12 @@ describe('the schema', () => {
     });
   });
 
-  it('has one version so far, named so that versions sort in the order they run', () => {
-    expect(Object.keys(migrationsFor('sqlite'))).toEqual(['0001_initial']);
-    expect(Object.keys(migrationsFor('postgres'))).toEqual(['0001_initial']);
+  it('has its versions named so that they sort in the order they run, the same on both databases', () => {
+    const names = Object.keys(migrationsFor('sqlite'));
+    expect(names).toEqual([...names].sort());
+    expect(names.every((name) => /^\d{4}_[a-z_]+$/.test(name))).toBe(true);
+    expect(names).toContain('0001_initial');
+    expect(names).toContain('0003_projection');
+    expect(Object.keys(migrationsFor('postgres'))).toEqual(names);
   });
 });

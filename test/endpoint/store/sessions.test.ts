@@ -185,23 +185,32 @@ describe.each(DBS)('sessions on $name', ({ fresh }) => {
 
 describe('sessions of several endpoints on one PostgreSQL database', () => {
   const [, postgres] = databases();
-  it('are extended by one endpoint at a time: the other waits until the first has committed', async () => {
+  it('are extended by one endpoint at a time: the other acknowledges at once, and its views wait until the first has committed', async () => {
     const database = await postgres.fresh();
     const [a, b] = await Promise.all([openStore({ database, log: () => undefined }), openStore({ database, log: () => undefined })]);
     try {
       await a.store.append(msg({ user: 'ann', at: T }));
       const entry = await a.store.db.selectFrom('entries').selectAll().executeTakeFirstOrThrow();
       let committedAt = 0;
-      let other: Promise<number> | undefined;
+      let acknowledgedAt = 0;
+      let other: Promise<{ rows: { messages: number }[]; at: number }> | undefined;
       await a.store.db.transaction().execute(async (trx) => {
         // Endpoint a reads (and so locks) ann's latest session, as it does to extend it...
         await sessionRows(trx, [{ ...entry, seq: Number(entry.seq), occurred_at: Date.parse(at(T, 1)) }], true);
-        // ...while endpoint b stores a message of ann in the same conversation.
-        other = b.store.append(msg({ user: 'ann', at: at(T, 2) })).then(() => Date.now());
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        // ...while endpoint b stores a message of ann in the same conversation, and reads the sessions.
+        other = b.store.append(msg({ user: 'ann', at: at(T, 2) })).then(async () => {
+          acknowledgedAt = Date.now();
+          const rows = await b.store.db.selectFrom('sessions').select('messages').execute();
+          return { rows: rows.map((row) => ({ messages: Number(row.messages) })), at: Date.now() };
+        });
+        await new Promise((resolve) => setTimeout(resolve, 800));
         committedAt = Date.now();
       });
-      expect(await other!).toBeGreaterThanOrEqual(committedAt);
+      const seen = await other!;
+      expect(acknowledgedAt).toBeGreaterThan(0);
+      expect(acknowledgedAt).toBeLessThan(committedAt);
+      expect(seen.at).toBeGreaterThanOrEqual(committedAt);
+      expect(seen.rows).toEqual([{ messages: 2 }]);
     } finally {
       await Promise.all([a.store.close(), b.store.close()]);
     }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TrackingEndpointError, type StoredRecord, type TrackingEndpoint } from '../../../src/endpoint/index.js';
+import { migrationsFor } from '../../../src/endpoint/store/migrations.js';
 import { openStore } from '../../../src/endpoint/store/open.js';
 import { RecordStore, type Backend, type NewRecord } from '../../../src/endpoint/store/store.js';
 import { createTestDatabase, startDatabaseProxy, type DatabaseProxy, type TestDatabase } from '../../helpers/postgres.js';
@@ -69,7 +70,7 @@ describe.each(DATABASES)('the store on $name', ({ fresh }) => {
       const { store } = await openStore({ database, log: silent });
       try {
         const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(store.db);
-        expect(rows.map((row) => row.name)).toEqual(['0001_initial']);
+        expect(rows.map((row) => row.name)).toEqual(Object.keys(migrationsFor(database.startsWith('postgres') ? 'postgres' : 'sqlite')));
       } finally {
         await store.close();
       }
@@ -77,14 +78,23 @@ describe.each(DATABASES)('the store on $name', ({ fresh }) => {
   });
 
   it('commits records that arrive together in one transaction, each acknowledged with its own number', async () => {
-    const { store } = await openStore({ database: await fresh(), log: silent });
+    const { store: opened } = await openStore({ database: await fresh(), log: silent });
+    // The backend, counting its commits and what each held.
+    const backend = (opened as unknown as { backend: Backend }).backend;
+    const commits: number[] = [];
+    const store = new RecordStore({ ...backend, commitRecords: (rows) => (commits.push(rows.length), backend.commitRecords(rows)) });
     try {
       const stored = await Promise.all(Array.from({ length: 1200 }, (_, i) => store.append(incoming(`m${i}`, `u${i % 7}`))));
+      // As few transactions as the batch limit (500) allows: not one per record.
+      expect(commits).toEqual([500, 500, 200]);
       const seqs = stored.map((r) => r.seq);
       expect(new Set(seqs).size).toBe(1200);
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
       expect(await store.count()).toBe(1200);
       expect(texts(await store.records({ limit: 5000 }))).toEqual(stored.map((_, i) => `m${i}`));
+      const second = await Promise.all(['x', 'y', 'z'].map((text) => store.append(incoming(text))));
+      expect(commits).toEqual([500, 500, 200, 3]);
+      expect(second.map((r) => r.seq)).toEqual([1201, 1202, 1203].map((n) => seqs[0] - 1 + n));
     } finally {
       await store.close();
     }
@@ -96,11 +106,9 @@ describe.each(DATABASES)('the store on $name', ({ fresh }) => {
     const backend = (opened as unknown as { backend: Backend }).backend;
     const picky: Backend = {
       ...backend,
-      allocateSeqs: backend.allocateSeqs.bind(backend),
-      beforeCommit: async (trx, lastSeq) => {
-        const { rows } = await sql<{ n: number }>`select count(*) as n from entries where text = 'poison'`.execute(trx);
-        if (Number(rows[0].n) > 0) throw new Error('refused: poison');
-        await backend.beforeCommit?.(trx, lastSeq);
+      commitRecords: async (rows) => {
+        if (rows.some((row) => String(row.body).includes('poison'))) throw new Error('refused: poison');
+        return backend.commitRecords(rows);
       },
     };
     const store = new RecordStore(picky);
@@ -200,14 +208,17 @@ describe('SQLite', () => {
     await third.close();
   });
 
-  it('answers 503 with Retry-After on a full disk, stores nothing it refused, and takes records again once there is room', async () => {
+  it('answers 503 with Retry-After on a full disk, stores nothing it refused, says why in its log and at /healthz, and takes records again once there is room', async () => {
     const database = join(folder.dir, `full-${Math.random().toString(36).slice(2)}.db`);
-    const endpoint = await start({ database });
+    const log: string[] = [];
+    const endpoint = await start({ database, log: (line) => log.push(line) });
     let stored = 0;
     try {
-      const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute((endpoint.store as RecordStore).db);
+      const db = (endpoint.store as RecordStore).db;
+      expect((await request(endpoint, '/healthz')).status).toBe(200);
+      const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(db);
       // The database may not grow past what it holds now: as when the disk is full (SQLITE_FULL).
-      await sql.raw(`pragma max_page_count = ${rows[0].page_count}`).execute((endpoint.store as RecordStore).db);
+      await sql.raw(`pragma max_page_count = ${rows[0].page_count}`).execute(db);
       const answers = [];
       for (let i = 0; i < 40; i++) answers.push(await track(endpoint, Q.universalIn, message(`u${i}`, `x${i} ${'y'.repeat(2000)}`)));
       const refused = answers.filter((a) => a.status === 503);
@@ -215,10 +226,22 @@ describe('SQLite', () => {
       expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThan(0);
       const acknowledged = answers.filter((a) => a.status === 200).map((a) => a.body.id);
       expect((await endpoint.store.records({ limit: 100 })).map((r) => r.seq)).toEqual(acknowledged);
-      await sql.raw('pragma max_page_count = 1073741823').execute((endpoint.store as RecordStore).db);
+      // The log gives SQLite's own reason, as the database's failure to write (not a rollback that hides it).
+      const written = log.filter((line) => line.startsWith('tracking endpoint: could not write the data file: '));
+      expect(written.length).toBe(refused.length);
+      expect(written[0]).toBe('tracking endpoint: could not write the data file: The database cannot store records now: database or disk is full');
+      expect(log.join('\n')).not.toMatch(/cannot rollback/);
+      // A load balancer hears that this endpoint cannot take records.
+      const health = await request(endpoint, '/healthz');
+      expect(health.status).toBe(503);
+      expect(health.headers.get('retry-after')).not.toBeNull();
+      expect(health.body.error).toMatch(/^The database cannot store records: none has been stored since \d{4}-.+Z \(database or disk is full\)\.$/);
+      await sql.raw('pragma max_page_count = 1073741823').execute(db);
       expect((await track(endpoint, Q.universalIn, message('u1', 'room again'))).status).toBe(200);
+      expect((await request(endpoint, '/healthz')).body).toEqual({ ok: true, database: 'sqlite' });
       stored = await endpoint.store.count();
       expect(stored).toBe(acknowledged.length + 1);
+      expect((await request(endpoint, '/api/summary')).body.records).toBe(stored);
     } finally {
       await endpoint.close();
     }
@@ -228,6 +251,35 @@ describe('SQLite', () => {
       expect(await again.store.count()).toBe(stored);
     } finally {
       await again.close();
+    }
+  });
+
+  it('when the disk fills before the views are built: reads answer from the views as they stand, /healthz says why, and all is built once there is room', async () => {
+    const database = join(folder.dir, `full-views-${Math.random().toString(36).slice(2)}.db`);
+    const log: string[] = [];
+    const endpoint = await start({ database, log: (line) => log.push(line) });
+    try {
+      const store = endpoint.store as RecordStore;
+      const projection = (store as unknown as { projection: { plan(): unknown } }).projection;
+      const plan = projection.plan.bind(projection);
+      projection.plan = () => ({ limit: 0, share: 0 });
+      for (let i = 0; i < 30; i++) expect((await track(endpoint, Q.universalIn, message(`u${i}`, `x${i} ${'y'.repeat(2000)}`))).status).toBe(200);
+      const backend = (store as unknown as { backend: Backend }).backend;
+      const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(backend.db);
+      await sql.raw(`pragma max_page_count = ${rows[0].page_count}`).execute(backend.db);
+      projection.plan = plan;
+      expect((await request(endpoint, '/api/summary')).status).toBe(200);
+      expect(log).toContain('tracking endpoint: cannot add records to the views now (database or disk is full); reads answer from the views as they stand, and this is tried again.');
+      expect(log.join('\n')).not.toMatch(/cannot rollback/);
+      const health = await request(endpoint, '/healthz');
+      expect(health.status).toBe(503);
+      expect(health.body.error).toMatch(/^The database cannot write: records stored since .+ are not in the views yet \(database or disk is full\)\.$/);
+      await sql.raw('pragma max_page_count = 1073741823').execute(backend.db);
+      expect((await request(endpoint, '/api/summary')).body.records).toBe(30);
+      expect((await request(endpoint, '/healthz')).status).toBe(200);
+      expect(log).toContain('tracking endpoint: records are added to the views again.');
+    } finally {
+      await endpoint.close();
     }
   });
 });

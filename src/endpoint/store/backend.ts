@@ -1,0 +1,61 @@
+/**
+ * What each database does of its own for the store (sqlite.ts, postgres.ts): numbering and
+ * committing records, who may build the views, telling other endpoints, and which failures mean
+ * "cannot write now".
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { RecordRow } from './record-row.js';
+import type { Dialect } from './dialect.js';
+import type { Database } from './schema.js';
+
+/** The database-specific part of a store. */
+export interface Backend {
+  readonly dialect: Dialect;
+  /** The store's own handle: its queries never wait for the views. */
+  readonly db: Kysely<Database>;
+  /** A handle on the same database whose every query first waits for `gate` (what the read side is given). */
+  gatedDb(gate: () => Promise<void>): Kysely<Database>;
+  /** What to show users: the SQLite file (or `:memory:`), or the PostgreSQL URL without its password. */
+  readonly location: string;
+  /** True when other endpoints may write the same database (PostgreSQL): records may arrive that this one did not acknowledge. */
+  readonly shared: boolean;
+  /** Numbers for `count` new records, in increasing order, inside `trx`. */
+  allocateSeqs(trx: Transaction<Database>, count: number): Promise<number[]>;
+  /**
+   * Numbers `rows` and commits them, each marked unprojected, in one transaction. Resolves with
+   * their numbers, in order, once committed; rejects with nothing stored.
+   */
+  commitRecords(rows: readonly RecordRow[]): Promise<number[]>;
+  /** The highest number marked unprojected (0 for none), as committed now. */
+  highestUnprojected(): Promise<number>;
+  /** The lowest number marked unprojected (0 for none), as committed now. */
+  lowestUnprojected(): Promise<number>;
+  /**
+   * Takes the right to build the views in `trx`, until it ends: one endpoint at a time. Resolves
+   * false when another endpoint holds it and `wait` is false.
+   */
+  lockProjection(trx: Transaction<Database>, wait: boolean): Promise<boolean>;
+  /**
+   * Where statements cost more to prepare than to run (SQLite): prepares `sql` once and returns a
+   * function that runs it, synchronously, on the connection (inside the caller's transaction).
+   */
+  prepare?(sql: string): (parameters: readonly unknown[]) => void;
+  /** Runs in a projection's transaction, last (PostgreSQL: NOTIFY every endpoint's live page). */
+  afterProjecting?(trx: Transaction<Database>, lastSeq: number): Promise<void>;
+  /**
+   * Calls `listener` whenever the views may have changed in another process, or when news of
+   * that may have been missed (a lost connection). Returns the function that stops it.
+   */
+  watchOthers?(listener: () => void): () => void;
+  /** Whether a failure means the database cannot be reached or cannot write now (rather than a bad record). */
+  isUnavailable(error: unknown): boolean;
+  close(): Promise<void>;
+}
+
+/** The database could not store the record (unreachable, full, read-only): nothing was stored. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

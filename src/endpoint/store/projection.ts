@@ -1,0 +1,304 @@
+/**
+ * The views (transcript entries and every summary table the read side queries), built behind the
+ * acknowledgements. A record is acknowledged once its row is committed with a mark in
+ * `unprojected`; the projection takes marked records in number order, in batches, writes what
+ * they add to the views and removes their marks in ONE transaction. So a crash at any point
+ * leaves every record either in the views or still marked, and what was not built is built after
+ * the restart; nothing is built twice. Only one endpoint builds at a time (`lockProjection`: the
+ * exclusive file on SQLite, an advisory lock on PostgreSQL); the marks, not a high-water mark,
+ * say what is left, because PostgreSQL's numbers can commit out of order.
+ *
+ * When: acknowledgements come first. The views are built in batches of about `BATCH_MS` (a batch's
+ * fixed costs, a commit's page writes above all, make small ones slow). While records arrive, the
+ * batches take the share of the time that keeping up needs, up to `KEEP_UP_SHARE`, and more once
+ * the views are far behind; at `MAX_LAG_MS` of work behind, acknowledgements wait for them.
+ * Whenever records stop arriving for a moment, batches follow one another (`plan`). A read waits until the views hold every record committed when it was
+ * asked (`caughtUp`), and they are then built at once; watchers (the live page) are told after
+ * each batch. While the database cannot write (a full disk, a lost connection), reads answer from
+ * the views as they stand, `failure` says why, and the projection tries again by itself.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Backend } from './backend.js';
+import { recordOf } from './record-row.js';
+import { ViewWriter } from './write.js';
+
+/**
+ * How far the views may fall behind, as the work it would take to catch up (ms of CPU), before
+ * acknowledgements wait for them: about what a read waits for, at most, after a burst.
+ */
+const MAX_LAG_MS = 10_000;
+/** The same bound in records: at least, and at most. */
+const BACKLOG_RECORDS = [5_000, 200_000] as const;
+/** Most records in one projection transaction. */
+const MAX_BATCH = 4_000;
+/** How long one transaction should take (ms): long enough that its fixed costs are small, short enough not to hold acknowledgements up long. */
+const BATCH_MS = 50;
+/** No append for this long (ms): records stopped arriving, for now. */
+const IDLE_MS = 20;
+/** While records arrive, the share of the time the views take to keep up with them, at most (unless they fall far behind). */
+const KEEP_UP_SHARE = 0.2;
+/** While records arrive and the views are close behind, how often to look again (ms). */
+const LOOK_MS = 10;
+/** While another endpoint builds the views, how often to look whether it is done (ms). */
+const POLL_MS = 25;
+/** First and longest pause before trying again after the database could not write (ms). */
+const RETRY_MS = [250, 5_000] as const;
+
+/** What the projection asks of the store. */
+export interface ProjectionOptions {
+  log: (message: string) => void;
+  /** Batches were added to the views. */
+  projected: () => void;
+  /** When the last append arrived (performance.now()), and how many wait to be committed. */
+  appends: () => { lastAt: number; pending: number };
+}
+
+/** A projection transaction failed; `seqs` are the records it held. */
+class BatchError extends Error {
+  constructor(readonly seqs: number[], override readonly cause: unknown) {
+    super((cause as Error)?.message ?? String(cause));
+  }
+}
+
+/**
+ * Adds up to `limit` marked records to the views in one transaction. Resolves with how many marks
+ * it removed, or `'busy'` when another endpoint is building the views.
+ */
+async function projectBatch(backend: Backend, views: ViewWriter, limit: number): Promise<number | 'busy'> {
+  let seqs: number[] = [];
+  try {
+    return await backend.db.transaction().execute(async (trx) => {
+      if (!(await backend.lockProjection(trx, false))) return 'busy' as const;
+      const marks = await trx.selectFrom('unprojected').select('seq').orderBy('seq').limit(limit).execute();
+      if (marks.length === 0) return 0;
+      seqs = marks.map((mark) => Number(mark.seq));
+      // A record deleted (retention) since it was marked is simply not there.
+      const rows = await trx.selectFrom('records').selectAll().where('seq', '>=', seqs[0]).where('seq', '<=', seqs[seqs.length - 1]).orderBy('seq').execute();
+      const wanted = new Set(seqs);
+      await views.write(trx, rows.filter((row) => wanted.has(Number(row.seq))).map((row) => recordOf(row, backend.dialect)));
+      await trx.deleteFrom('unprojected').where('seq', 'in', seqs).execute();
+      await backend.afterProjecting?.(trx, seqs[seqs.length - 1]);
+      return seqs.length;
+    });
+  } catch (error) {
+    throw new BatchError(seqs, error);
+  }
+}
+
+/** The views of one store, and those waiting for them. */
+export class Projection {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly readers: { target: number; resolve: () => void }[] = [];
+  private readonly writers: (() => void)[] = [];
+  /** Records acknowledged and not yet in the views (an estimate, made exact after each batch). */
+  private backlog = 0;
+  /** Measured cost of one record, in ms of CPU (not of the clock, which other work on the machine stretches). */
+  private msPerRecord = 0.1;
+  /** Records committed since the arrival rate was last sampled; the rate (records/s, smoothed over about a second), and when. */
+  private arrived = 0;
+  private rate = 0;
+  private sampledAt = performance.now();
+  /** Records to build one at a time, to find the one the database refuses. */
+  private isolating = 0;
+  private retryMs: number = RETRY_MS[0];
+  private flushing = false;
+  private closed = false;
+  private readonly views: ViewWriter;
+  /** Since when and why the views cannot be written, while they cannot. */
+  failure: { at: number; reason: string } | undefined;
+
+  constructor(private readonly backend: Backend, private readonly options: ProjectionOptions) {
+    this.views = new ViewWriter(backend);
+  }
+
+  /** `count` records were committed (0: some may have been, elsewhere): builds their views soon. */
+  wake(count = 0): void {
+    this.backlog += count;
+    this.arrived += count;
+    this.kick();
+  }
+
+  /**
+   * Resolves once the views hold every record committed before the call: at once when they do,
+   * else when they are built (at once). While they cannot be written, resolves after one try.
+   */
+  async caughtUp(): Promise<void> {
+    const target = await this.backend.highestUnprojected();
+    if (target === 0) return;
+    await new Promise<void>((resolve) => {
+      this.readers.push({ target, resolve });
+      this.kick(true);
+    });
+  }
+
+  /** Resolves when acknowledging may go on: the views are not more than `MAX_LAG_MS` of work behind. */
+  room(): Promise<void> {
+    if (this.backlog < this.maxBacklog() || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.writers.push(resolve);
+      this.kick(true);
+    });
+  }
+
+  /** How many records the views may fall behind, at the cost measured here. */
+  private maxBacklog(): number {
+    return Math.max(BACKLOG_RECORDS[0], Math.min(BACKLOG_RECORDS[1], Math.round(MAX_LAG_MS / this.msPerRecord)));
+  }
+
+  /** Builds everything marked, then stops. Safe to call twice. */
+  async close(): Promise<void> {
+    this.flushing = true;
+    this.kick(true);
+    while (this.running) await this.running;
+    this.closed = true;
+    clearTimeout(this.timer);
+    for (const waiting of this.readers.splice(0)) waiting.resolve();
+    for (const resolve of this.writers.splice(0)) resolve();
+  }
+
+  private urgent(): boolean {
+    return this.readers.length > 0 || this.writers.length > 0 || this.flushing;
+  }
+
+  /** Runs the projection now (`now`) or at its next chance; one run at a time. */
+  private kick(now = false): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer !== undefined && !now) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Runs again in `ms` (unless something runs it sooner). */
+  private later(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.kick(true);
+    }, ms);
+    this.timer.unref();
+  }
+
+  /**
+   * The next transaction: how many records, and the share of the time the views take while records
+   * arrive (the rest goes to acknowledgements). All of it when something waits for the views or
+   * nothing arrived for `IDLE_MS`. While records arrive: what keeping up with them takes (at the
+   * measured rate and cost, with a margin), up to `KEEP_UP_SHARE`; and once the views are more than
+   * half the bound behind, more and more (all of it at the bound). So a burst is acknowledged at
+   * (nearly) full speed, and a load the endpoint can carry is in the views within moments.
+   */
+  private plan(): { limit: number; share: number } {
+    const now = performance.now();
+    const since = now - this.sampledAt;
+    if (since >= 50) {
+      const weight = Math.min(1, since / 1000);
+      this.rate = (1 - weight) * this.rate + weight * ((this.arrived * 1000) / since);
+      this.arrived = 0;
+      this.sampledAt = now;
+    }
+    const size = Math.max(1, Math.min(MAX_BATCH, Math.round(BATCH_MS / this.msPerRecord)));
+    if (this.isolating > 0) return { limit: 1, share: 1 };
+    const { lastAt, pending } = this.options.appends();
+    if (this.urgent() || (pending === 0 && now - lastAt >= IDLE_MS)) return { limit: size, share: 1 };
+    const keepUp = Math.min(KEEP_UP_SHARE, (1.25 * this.rate * this.msPerRecord) / 1000);
+    const over = this.backlog / this.maxBacklog() - 0.5;
+    const share = Math.max(keepUp, over <= 0 ? 0 : Math.min(1, (2 * over) ** 2));
+    return this.backlog === 0 || share < 0.005 ? { limit: 0, share } : { limit: size, share };
+  }
+
+  private async run(): Promise<void> {
+    try {
+      for (;;) {
+        this.again = false;
+        const { limit, share } = this.plan();
+        if (limit === 0) return this.later(LOOK_MS);
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        const outcome = await projectBatch(this.backend, this.views, limit);
+        const took = performance.now() - started;
+        const { user, system } = process.cpuUsage(cpu);
+        if (this.failure !== undefined) this.options.log('tracking endpoint: records are added to the views again.');
+        this.failure = undefined;
+        this.retryMs = RETRY_MS[0];
+        if (outcome === 'busy') {
+          await this.settle();
+          if (this.urgent() || this.backlog > 0) this.later(POLL_MS);
+          return;
+        }
+        if (outcome > 0) {
+          if (this.isolating > 0) this.isolating--;
+          if (outcome >= 100) this.msPerRecord = 0.7 * this.msPerRecord + 0.3 * ((user + system) / 1000 / outcome);
+          this.options.projected();
+        }
+        await this.settle();
+        if (outcome === 0) return;
+        // Acknowledgements and reads go in between: at once, or for as long as their share of the time asks.
+        if (share < 1 && !this.urgent()) return this.later(Math.min(2_000, took * (1 / share - 1)));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (error) {
+      if (await this.refused(error)) this.kick(true);
+    }
+  }
+
+  /**
+   * After a batch failed because of one of its records: finds that record (one at a time) and
+   * leaves it out of the views. Returns whether to go on at once; otherwise (the database cannot
+   * write, or a failure no record explains) lets readers go on, and tries again later.
+   */
+  private async refused(error: unknown): Promise<boolean> {
+    const cause = error instanceof BatchError ? error.cause : error;
+    const seqs = error instanceof BatchError ? error.seqs : [];
+    if (!this.backend.isUnavailable(cause) && seqs.length > 1) {
+      this.isolating = seqs.length;
+      return true;
+    }
+    if (!this.backend.isUnavailable(cause) && seqs.length === 1) {
+      // The database refuses this record's views: it stays stored, outside the views, rather than stopping them.
+      try {
+        await this.backend.db.transaction().execute(async (trx) => {
+          await this.backend.lockProjection(trx, true);
+          await trx.deleteFrom('unprojected').where('seq', '=', seqs[0]).execute();
+        });
+        this.options.log(`tracking endpoint: record ${seqs[0]} could not be added to the views (${(cause as Error)?.message ?? cause}); it is stored and /api/record?seq=${seqs[0]} shows it, but the views leave it out.`);
+        return true;
+      } catch (again) {
+        return this.refused(again);
+      }
+    }
+    const reason = (cause as Error)?.message ?? String(cause);
+    if (this.failure === undefined) {
+      this.failure = { at: Date.now(), reason };
+      this.options.log(`tracking endpoint: cannot add records to the views now (${reason}); reads answer from the views as they stand, and this is tried again.`);
+    }
+    for (const waiting of this.readers.splice(0)) waiting.resolve();
+    for (const resolve of this.writers.splice(0)) resolve();
+    if (!this.flushing) this.later(this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MS[1]);
+    return false;
+  }
+
+  /** Lets go of the readers and writers the views now satisfy. */
+  private async settle(): Promise<void> {
+    if (this.readers.length === 0 && this.writers.length === 0 && this.backlog === 0) return;
+    const lowest = await this.backend.lowestUnprojected();
+    const highest = lowest === 0 ? 0 : await this.backend.highestUnprojected();
+    this.backlog = lowest === 0 ? 0 : highest - lowest + 1;
+    for (let i = this.readers.length - 1; i >= 0; i--) {
+      if (lowest === 0 || lowest > this.readers[i].target) this.readers.splice(i, 1)[0].resolve();
+    }
+    if (this.backlog < this.maxBacklog()) for (const resolve of this.writers.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The views built behind the acknowledgements (store/projection.ts), on SQLite and PostgreSQL: a
+ * read sees every record acknowledged before it, what a crash left unbuilt is built at the next
+ * start, a record the database refuses to add to the views stays stored without stopping them, and
+ * on PostgreSQL one endpoint builds at a time and a record whose number commits late is not skipped.
+ */
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../../src/endpoint/store/open.js';
+import { PROJECTION_LOCK } from '../../../src/endpoint/store/postgres.js';
+import { RecordStore, type Backend } from '../../../src/endpoint/store/store.js';
+import { appendTogether, databases, msg, withStore } from './databases.js';
+
+const DBS = databases();
+const [, postgres] = DBS;
+const T = '2026-03-02T10:00:00Z';
+const entryCount = async (store: RecordStore) => Number((await store.db.selectFrom('entries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const marks = async (store: RecordStore) => Number((await (store as unknown as { backend: Backend }).backend.db.selectFrom('unprojected').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+describe.each(DBS)('the views on $name', ({ fresh }) => {
+  it('a read sees every record acknowledged before it, though the views are built after the acknowledgement', async () => {
+    await withStore(await fresh(), async (store) => {
+      for (let round = 1; round <= 3; round++) {
+        await appendTogether(store, Array.from({ length: 700 }, (_, i) => msg({ user: `u${i % 40}`, at: T, text: `m${round}.${i}` })));
+        expect(await entryCount(store)).toBe(700 * round);
+        const users = await store.db.selectFrom('users').select((eb) => eb.fn.sum<number>('messages').as('n')).executeTakeFirstOrThrow();
+        expect(Number(users.n)).toBe(700 * round);
+      }
+      expect(await marks(store)).toBe(0);
+    });
+  });
+
+  it('builds at the next start what was acknowledged and not yet in the views when the endpoint stopped', async () => {
+    const database = await fresh();
+    const { store } = await openStore({ database, log: () => undefined });
+    // As a crash between the acknowledgement and the views would leave it: records committed, views not built.
+    const projection = (store as unknown as { projection: { plan(): { limit: number; share: number } } }).projection;
+    projection.plan = () => ({ limit: 0, share: 0 });
+    await appendTogether(store, Array.from({ length: 50 }, (_, i) => msg({ user: `u${i % 5}`, at: T, text: `before ${i}` })));
+    expect(await marks(store)).toBe(50);
+    await store.close();
+    await withStore(database, async (again) => {
+      expect(await entryCount(again)).toBe(50);
+      expect(await marks(again)).toBe(0);
+      const users = await again.db.selectFrom('users').select(['user_id', 'messages']).orderBy('user_id').execute();
+      expect(users.map((u) => [u.user_id, Number(u.messages)])).toEqual([['u0', 10], ['u1', 10], ['u2', 10], ['u3', 10], ['u4', 10]]);
+    });
+  });
+
+  it('leaves out of the views, and says so, a record the database refuses to add, and builds the others', async () => {
+    await withStore(await fresh(), async (opened) => {
+      const logged: string[] = [];
+      const backend = (opened as unknown as { backend: Backend }).backend;
+      (opened as unknown as { projection: { plan(): { limit: number; share: number } } }).projection.plan = () => ({ limit: 0, share: 0 });
+      // The database refuses any batch of the views holding a record whose text says "refuse".
+      const store = new RecordStore({
+        ...backend,
+        async afterProjecting(trx, lastSeq) {
+          const refused = await trx.selectFrom('entries').select('seq').where('text', '=', 'refuse').executeTakeFirst();
+          if (refused !== undefined) throw new Error('refused: bad entry');
+          await backend.afterProjecting?.(trx, lastSeq);
+        },
+      }, (line) => logged.push(line));
+      const stored = await appendTogether(store, ['a', 'b', 'refuse', 'c', 'd'].map((text, i) => msg({ user: `u${i}`, at: T, text })));
+      const texts = (await store.db.selectFrom('entries').select('text').orderBy('seq').execute()).map((row) => row.text);
+      expect(texts).toEqual(['a', 'b', 'c', 'd']);
+      expect(await store.count()).toBe(5);
+      expect(logged).toEqual([`tracking endpoint: record ${stored[2].seq} could not be added to the views (refused: bad entry); it is stored and /api/record?seq=${stored[2].seq} shows it, but the views leave it out.`]);
+      expect(await marks(store)).toBe(0);
+    });
+  });
+
+  it('deletes with retention records not yet in the views, which are then never added', async () => {
+    await withStore(await fresh(), async (store) => {
+      const projection = (store as unknown as { projection: { plan(): { limit: number; share: number } } }).projection;
+      const plan = projection.plan.bind(projection);
+      projection.plan = () => ({ limit: 0, share: 0 });
+      await appendTogether(store, [msg({ user: 'old', at: '2025-01-01T10:00:00Z' }), msg({ user: 'new', at: T })]);
+      projection.plan = plan;
+      expect(await store.deleteBefore(Date.parse('2026-01-01T00:00:00Z'))).toBe(1);
+      expect((await store.db.selectFrom('users').select('user_id').execute()).map((u) => u.user_id)).toEqual(['new']);
+      expect(await marks(store)).toBe(0);
+    });
+  });
+});
+
+describe('the views on PostgreSQL, with several endpoints', () => {
+  it('are built by one endpoint at a time: while another holds the right, records are acknowledged and wait for the views', async () => {
+    const database = await postgres.fresh();
+    const holder = new pg.Client({ connectionString: database });
+    await holder.connect();
+    try {
+      await withStore(database, async (store) => {
+        await holder.query('select pg_advisory_lock($1)', [PROJECTION_LOCK]);
+        await appendTogether(store, [msg({ user: 'ann', at: T }), msg({ user: 'bob', at: T })]);
+        let read = false;
+        const reading = entryCount(store).then((n) => {
+          read = true;
+          return n;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(read).toBe(false);
+        expect(Number((await holder.query('select count(*) as n from entries')).rows[0].n)).toBe(0);
+        await holder.query('select pg_advisory_unlock($1)', [PROJECTION_LOCK]);
+        expect(await reading).toBe(2);
+      });
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('does not skip a record whose number commits after higher ones were added to the views', async () => {
+    const database = await postgres.fresh();
+    await withStore(database, async (store) => {
+      await store.append(msg({ user: 'first', at: T }));
+      // Another endpoint takes a number and commits late (its transaction is slow).
+      const late = new pg.Client({ connectionString: database });
+      await late.connect();
+      try {
+        await late.query('begin');
+        const { rows } = await late.query<{ seq: string }>("select nextval('record_seq') as seq");
+        const seq = Number(rows[0].seq);
+        const body = JSON.stringify({ text: 'late', userId: 'late', platformJson: { timestamp: T, conversation: { id: 'c-late' } } });
+        await late.query("insert into records (seq, received_at, occurred_at, platform, platform_kind, v, type, bot, body) values ($1, $2, $2, 'universal', 'universal', '10.1.1-rest', 'incoming', 'abcdefabcdef', $3)", [seq, Date.parse(T), body]);
+        await late.query('insert into unprojected (seq) values ($1)', [seq]);
+        // Meanwhile a higher number is acknowledged and read, so the views pass it.
+        const after = await store.append(msg({ user: 'after', at: T }));
+        expect(after.seq).toBeGreaterThan(seq);
+        expect((await store.db.selectFrom('users').select('user_id').orderBy('user_id').execute()).map((u) => u.user_id)).toEqual(['after', 'first']);
+        await late.query('commit');
+      } finally {
+        await late.end();
+      }
+      expect((await store.db.selectFrom('users').select('user_id').orderBy('user_id').execute()).map((u) => u.user_id)).toEqual(['after', 'first', 'late']);
+      expect(await marks(store)).toBe(0);
+    });
+  });
+});
