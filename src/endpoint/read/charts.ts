@@ -6,6 +6,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { RecordStore } from '../store/store.js';
+import { countActiveUsers } from './users.js';
 import { DAY, HOUR, MINUTE, NOT_HANDLED_INTENT, shownPlatform, storedPlatform, type ReadFilter } from './filter.js';
 import type { IntentStats, TimeBucket, Timeseries, TimeseriesPoint, TrackingSummary } from '../types.js';
 
@@ -34,6 +35,15 @@ export function counts(store: RecordStore, filter: ReadFilter, width: 'h' | 'd' 
     .$if(filter.to !== undefined, (q) => q.where('at', '<', filter.to!));
 }
 
+/**
+ * How many entries the filter reaches, at most: summed from the counts (a range's ends rounded out
+ * to whole hours or days), so a few rows however many entries. 0 means that no entry matches.
+ */
+export async function entriesWithin(store: RecordStore, filter: ReadFilter, width: 'h' | 'd' = widthFor(filter)): Promise<number> {
+  const row = await counts(store, filter, width).select((eb) => eb.fn.sum<number>('entries').as('n')).executeTakeFirstOrThrow();
+  return Number(row.n ?? 0);
+}
+
 /** Entries that match the filter. */
 function entries(store: RecordStore, filter: ReadFilter): SelectQueryBuilder<Database, 'entries', object> {
   return store.db.selectFrom('entries')
@@ -54,13 +64,30 @@ function countsOf(rows: { key: string; n: unknown }[], rename: (key: string) => 
   return out;
 }
 
-/** The first and latest time an entry that matches the filter happened, or `undefined` when none does. */
+/**
+ * The first and latest time an entry that matches the filter happened, or `undefined` when none
+ * does. Found without reading the entries a filter leaves out: the daily counts give the days that
+ * hold a matching entry, the hourly counts the hours of the first (or last) of them, and only that
+ * hour's entries are read (an index range on their time).
+ */
 async function span(store: RecordStore, filter: ReadFilter): Promise<{ first: number; last: number } | undefined> {
-  const [first, last] = await Promise.all([
-    entries(store, filter).select('occurred_at').orderBy('occurred_at', 'asc').limit(1).executeTakeFirst(),
-    entries(store, filter).select('occurred_at').orderBy('occurred_at', 'desc').limit(1).executeTakeFirst(),
-  ]);
-  return first === undefined || last === undefined ? undefined : { first: Number(first.occurred_at), last: Number(last.occurred_at) };
+  const days = (await counts(store, filter, 'd').select('at').groupBy('at').having((eb) => eb.fn.sum('entries'), '>', 0).orderBy('at').execute()).map((row) => Number(row.at));
+  if (days.length === 0) return undefined;
+  const [first, last] = await Promise.all([edge(store, filter, days, 'asc'), edge(store, filter, [...days].reverse(), 'desc')]);
+  return first === undefined || last === undefined ? undefined : { first, last };
+}
+
+/** The time of the first (`asc`) or latest (`desc`) entry that matches the filter, looking in `days` (in that order) hour by hour. */
+async function edge(store: RecordStore, filter: ReadFilter, days: number[], order: 'asc' | 'desc'): Promise<number | undefined> {
+  const within = (start: number, size: number): ReadFilter => ({ ...filter, from: Math.max(filter.from ?? start, start), to: Math.min(filter.to ?? start + size, start + size) });
+  for (const day of days) {
+    const hours = await counts(store, within(day, DAY), 'h').select('at').groupBy('at').having((eb) => eb.fn.sum('entries'), '>', 0).orderBy('at', order).execute();
+    for (const { at } of hours) {
+      const row = await entries(store, within(Number(at), HOUR)).select('occurred_at').orderBy('occurred_at', order).limit(1).executeTakeFirst();
+      if (row !== undefined) return Number(row.occurred_at);
+    }
+  }
+  return undefined;
 }
 
 /** Counts over everything that matches the filter: one pass over the counts, summed here. */
@@ -124,21 +151,14 @@ export async function summarise(store: RecordStore, filter: ReadFilter): Promise
   };
 }
 
-/** Users active within the filter. */
+/** Users active within the filter: all a bot's users from the users table when only the bot narrows it. */
 async function countUsers(store: RecordStore, filter: ReadFilter): Promise<number> {
   if (filter.platform === undefined && filter.channel === undefined && filter.from === undefined && filter.to === undefined) {
     const row = await store.db.selectFrom('users').$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
       .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);
   }
-  const row = await store.db.selectFrom('user_days')
-    .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
-    .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
-    .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
-    .$if(filter.from !== undefined, (q) => q.where('day', '>=', Math.floor(filter.from! / DAY) * DAY))
-    .$if(filter.to !== undefined, (q) => q.where('day', '<', filter.to!))
-    .select(sql<number>`count(distinct bot || ' ' || user_id)`.as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countActiveUsers(store, filter);
 }
 
 /** Conversations active within the filter. */

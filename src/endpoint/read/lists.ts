@@ -6,6 +6,7 @@ import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { recordOf, type RecordStore } from '../store/store.js';
 import { transcriptEntries } from '../store/entries.js';
+import { counts, entriesWithin } from './charts.js';
 import { containsIgnoringCase } from './fold.js';
 import { DAY, orNull, storedPlatform, type ReadFilter } from './filter.js';
 import type { ConversationSummary, ConversationsResponse, TranscriptEntry, UserSummary, UsersResponse } from '../types.js';
@@ -27,6 +28,8 @@ function matchingDays(eb: ExpressionBuilder<any, any>, filter: ReadFilter, bot: 
 
 /** Users (or those that match `filter`), most recently active first: the total, and the first `limit`. */
 export async function listUsers(store: RecordStore, filter: ReadFilter, limit: number): Promise<UsersResponse> {
+  // No entry on the platform, channel and days asked: no user to look for (the counts say so in a few rows).
+  if (narrowsDays(filter) && await entriesWithin(store, { bot: filter.bot, platform: filter.platform, channel: filter.channel, from: filter.from, to: filter.to }, 'd') === 0) return { total: 0, users: [] };
   const base = store.db.selectFrom('users as u')
     .$if(filter.bot !== undefined, (q) => q.where('u.bot', '=', filter.bot!))
     .$if(narrowsDays(filter), (q) => q.where((eb) => eb.exists(matchingDays(eb, filter, 'u.bot', 'u.user_id'))))
@@ -56,6 +59,12 @@ export async function listUsers(store: RecordStore, filter: ReadFilter, limit: n
 
 /** Conversations (or those that match `filter`), most recently active first: the total, and the first `limit`. */
 export async function listConversations(store: RecordStore, filter: ReadFilter, limit: number): Promise<ConversationsResponse> {
+  // No entry on the platform and channel (with the intent) asked: no conversation to look for.
+  if (filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined) {
+    const { n } = await counts(store, { bot: filter.bot, platform: filter.platform, channel: filter.channel }, 'd')
+      .$if(filter.intent !== undefined, (q) => q.where('intent', '=', filter.intent!)).select((eb) => eb.fn.sum<number>('entries').as('n')).executeTakeFirstOrThrow();
+    if (Number(n ?? 0) === 0) return { total: 0, conversations: [] };
+  }
   const base = store.db.selectFrom('conversations as c')
     .$if(filter.bot !== undefined, (q) => q.where('c.bot', '=', filter.bot!))
     .$if(filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined, (q) => q.where((eb) => eb.exists(
@@ -153,6 +162,11 @@ export async function readTranscript(store: RecordStore, target: TranscriptTarge
   return { entries, total: Number(n) };
 }
 
+/** A search within a range that holds fewer entries than this reads the range by time; otherwise newest first. */
+const SEARCH_BY_TIME_BELOW = 50_000;
+/** Record numbers a search reads newest first in its first window (then 4 times more in each next one). */
+const SEARCH_FIRST_WINDOW = 20_000;
+
 /** Most search results returned. */
 export const MAX_SEARCH_RESULTS = 200;
 
@@ -162,7 +176,10 @@ export const MAX_SEARCH_RESULTS = 200;
  * with its bot, so the page can open the conversation around it.
  */
 export async function search(store: RecordStore, filter: ReadFilter, terms: { text?: string; user?: string }, limit: number): Promise<{ results: (TranscriptEntry & { bot: string })[]; more: boolean }> {
-  const rows = await store.db.selectFrom('entries as e')
+  // The counts say how many entries the bot, platform, channel and range reach: none, nothing to read.
+  const reach = await entriesWithin(store, filter);
+  if (reach === 0) return { results: [], more: false };
+  const matching = () => store.db.selectFrom('entries as e')
     .$if(filter.bot !== undefined, (q) => q.where('e.bot', '=', filter.bot!))
     .$if(filter.platform !== undefined, (q) => q.where('e.platform', '=', storedPlatform(filter.platform!)))
     .$if(filter.channel !== undefined, (q) => q.where('e.channel', '=', filter.channel!))
@@ -170,7 +187,20 @@ export async function search(store: RecordStore, filter: ReadFilter, terms: { te
     .$if(filter.to !== undefined, (q) => q.where('e.occurred_at', '<', filter.to!))
     .$if(terms.text !== undefined, (q) => q.where(containsIgnoringCase(sql.ref('e.text'), terms.text!)))
     .$if(terms.user !== undefined, (q) => q.where((eb) => eb.or([eb('e.user_id', '=', terms.user!), containsIgnoringCase(sql.ref('e.user_name'), terms.user!)])))
-    .select(['e.seq', 'e.idx', 'e.bot']).orderBy('e.seq', 'desc').orderBy('e.idx', 'desc').limit(limit + 1).execute();
+    .select(['e.seq', 'e.idx', 'e.bot']).orderBy('e.seq', 'desc').orderBy('e.idx', 'desc');
+  let rows: { seq: number; idx: number; bot: string }[];
+  if ((filter.from !== undefined || filter.to !== undefined) && reach <= SEARCH_BY_TIME_BELOW) {
+    // A range that holds few entries: all of them, by time (its index).
+    rows = await matching().limit(limit + 1).execute();
+  } else {
+    // Newest first, a window of record numbers at a time (each wider than the last), until enough
+    // match: a common word is found among the latest entries without reading the others.
+    const { top } = await store.db.selectFrom('entries').select((eb) => eb.fn.max('seq').as('top')).executeTakeFirstOrThrow();
+    rows = [];
+    for (let high = Number(top ?? 0), width = SEARCH_FIRST_WINDOW; high > 0 && rows.length <= limit; high -= width, width *= 4) {
+      rows.push(...await matching().where('e.seq', '>', high - width).where('e.seq', '<=', high).limit(limit + 1 - rows.length).execute());
+    }
+  }
   const more = rows.length > limit;
   const keys = rows.slice(0, limit);
   const seqs = [...new Set(keys.map((key) => Number(key.seq)))];

@@ -2,6 +2,7 @@
  * What users say and click: top messages (grouped by normalised text), what the bot did not
  * understand (NotHandled), and clicked buttons; from the message and click counts the store keeps.
  */
+import { sql } from 'kysely';
 import type { RecordStore } from '../store/store.js';
 import { DAY, NOT_HANDLED_INTENT, type ReadFilter } from './filter.js';
 import { byDimensions, byRange, round } from './periods.js';
@@ -9,7 +10,9 @@ import type { ButtonsResponse, MessagesResponse } from '../types.js';
 
 /**
  * What users said most (grouped by normalised text), or only what was marked `NotHandled`: from
- * the all-time totals when no range is asked, else from the per-day counts.
+ * the all-time totals when no range is asked, else from the per-day counts. The ranking groups
+ * only the keys and their counts, reading them by key from an index (no sorting of the rows, most
+ * of which are texts said once); the text and intent shown are then read for the keys ranked.
  */
 export async function topMessages(store: RecordStore, filter: ReadFilter, limit: number, unhandled: boolean): Promise<MessagesResponse> {
   const open = filter.from === undefined && filter.to === undefined;
@@ -17,16 +20,23 @@ export async function topMessages(store: RecordStore, filter: ReadFilter, limit:
     ? byDimensions(store.db.selectFrom('message_totals as m'), filter, 'm')
     : byRange(byDimensions(store.db.selectFrom('daily_messages as m'), filter, 'm'), filter, 'm.day', DAY))
     .$if(unhandled, (q: any) => q.where('m.intent', '=', NOT_HANDLED_INTENT));
-  const [total, rows] = await Promise.all([
-    base().select((eb: any) => eb.fn.sum('m.count').as('n')).executeTakeFirstOrThrow(),
-    base().select(['m.text_key', (eb: any) => eb.fn.max('m.text').as('text'), (eb: any) => eb.fn.sum('m.count').as('n'), (eb: any) => eb.fn.max('m.intent').as('intent')])
-      .groupBy('m.text_key').orderBy('n', 'desc').orderBy('m.text_key').limit(limit).execute(),
-  ]) as unknown as [{ n: unknown }, { text_key: string; text: unknown; n: unknown; intent: unknown }[]];
-  const all = Number(total.n ?? 0);
+  // One pass: the keys ranked by count, each row carrying the sum over every key (a window over the groups).
+  const ranked = await base().select(['m.text_key', (eb: any) => eb.fn.sum('m.count').as('n'), sql<number>`sum(sum(${sql.ref('m.count')})) over ()`.as('total')])
+    .groupBy('m.text_key').orderBy('n', 'desc').orderBy('m.text_key').limit(limit).execute() as unknown as { text_key: string; n: unknown; total: unknown }[];
+  const shown = new Map<string, { text: unknown; intent: unknown }>();
+  if (ranked.length > 0) {
+    const rows = await base().where('m.text_key', 'in', ranked.map((row) => row.text_key))
+      .select(['m.text_key', (eb: any) => eb.fn.max('m.text').as('text'), (eb: any) => eb.fn.max('m.intent').as('intent')]).groupBy('m.text_key').execute() as unknown as { text_key: string; text: unknown; intent: unknown }[];
+    for (const row of rows) shown.set(row.text_key, row);
+  }
+  const all = Number(ranked[0]?.total ?? 0);
   const byCount = (a: { n: unknown; text_key: string }, b: { n: unknown; text_key: string }) => Number(b.n) - Number(a.n) || (a.text_key < b.text_key ? -1 : a.text_key > b.text_key ? 1 : 0);
   return {
     total: all,
-    messages: rows.sort(byCount).map((row) => ({ text: String(row.text), key: row.text_key, count: Number(row.n), share: all === 0 ? 0 : round(Number(row.n) / all), intent: row.intent ? String(row.intent) : null })),
+    messages: ranked.sort(byCount).map((row) => {
+      const { text, intent } = shown.get(row.text_key) ?? { text: '', intent: null };
+      return { text: String(text), key: row.text_key, count: Number(row.n), share: all === 0 ? 0 : round(Number(row.n) / all), intent: intent ? String(intent) : null };
+    }),
   };
 }
 

@@ -9,7 +9,8 @@ import type { RevenueResponse } from '../types.js';
 export async function revenue(store: RecordStore, filter: ReadFilter, limit: number): Promise<RevenueResponse> {
   const day = bucketOf(store, sql.ref('e.occurred_at'), 'day');
   const rows = await byRange(byDimensions(store.db.selectFrom('entries as e'), filter, 'e'), filter, 'e.occurred_at')
-    .where('e.event_type', '=', 'revenueEvent').where('e.amount', 'is not', null)
+    // Written as in the partial index of revenue events (migration 0002), so that SQLite reads that index.
+    .where('e.event_type', '=', sql.lit('revenueEvent')).where('e.amount', 'is not', null)
     .select([day.as('at'), 'e.bot', 'e.user_id', 'e.currency', (eb) => eb.fn.sum<number>('e.amount').as('total'), (eb) => eb.fn.countAll<number>().as('n')])
     .groupBy([day, 'e.bot', 'e.user_id', 'e.currency']).execute();
   const sum = <K>(map: Map<K, { total: number; count: number }>, key: K, total: number, count: number) => {

@@ -17,10 +17,12 @@ export const RETENTION_WEEKS = 8;
  * bot, platform and channel asked for, in that bucket) or returning.
  */
 export async function activeUsers(store: RecordStore, filter: ReadFilter, interval: ActivityInterval): Promise<ActiveUsersResponse> {
-  const at = bucketOf(store, sql.ref('d.day'), interval);
-  const active = await byRange(byDimensions(store.db.selectFrom('user_days as d'), filter, 'd'), filter, 'd.day', DAY)
-    .select([at.as('at'), sql<number>`count(distinct d.bot || ' ' || d.user_id)`.as('n')])
-    .groupBy(at).execute();
+  // Distinct users per bucket: each user once per bucket (an inner grouping the index on days
+  // answers in order for days, which are stored as the start of their day), then counted.
+  const at = interval === 'day' ? sql<number>`${sql.ref('d.day')}` : bucketOf(store, sql.ref('d.day'), interval);
+  const perUser = byRange(byDimensions(store.db.selectFrom('user_days as d'), filter, 'd'), filter, 'd.day', DAY)
+    .select([at.as('at'), 'd.bot', 'd.user_id']).groupBy([at, 'd.bot', 'd.user_id']);
+  const active = await store.db.selectFrom(perUser.as('a')).select(['a.at', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('a.at').execute();
   // Each user's first activity, over all time (not only the range asked for): kept with the user,
   // unless the platform or channel narrows it (then their first active day there).
   let fresh: { at: unknown; n: unknown }[];
@@ -113,9 +115,10 @@ export async function sessionStats(store: RecordStore, filter: ReadFilter): Prom
   };
 }
 
-/** Users active within the filter (any message or event). */
-async function countActiveUsers(store: RecordStore, filter: ReadFilter): Promise<number> {
-  const row = await byRange(byDimensions(store.db.selectFrom('user_days as d'), filter, 'd'), filter, 'd.day', DAY)
-    .select(sql<number>`count(distinct d.bot || ' ' || d.user_id)`.as('n')).executeTakeFirstOrThrow();
+/** Users active within the filter (any message or event): each user once (a grouping the active days' key answers in order), counted. */
+export async function countActiveUsers(store: RecordStore, filter: ReadFilter): Promise<number> {
+  const users = byRange(byDimensions(store.db.selectFrom('user_days as d'), filter, 'd'), filter, 'd.day', DAY)
+    .select(['d.bot', 'd.user_id']).groupBy(['d.bot', 'd.user_id']);
+  const row = await store.db.selectFrom(users.as('u')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
