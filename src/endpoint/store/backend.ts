@@ -30,6 +30,8 @@ export interface Backend {
   highestUnprojected(): Promise<number>;
   /** The lowest number marked unprojected (0 for none), as committed now. */
   lowestUnprojected(): Promise<number>;
+  /** How many records are marked unprojected, counted up to `atMost`. */
+  countUnprojected(atMost: number): Promise<number>;
   /**
    * Takes the right to build the views in `trx`, until it ends: one endpoint at a time. Resolves
    * false when another endpoint holds it and `wait` is false.

@@ -103,6 +103,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
     commitRecords: (rows) => db.transaction().execute((trx) => insertRecords(trx, backend, rows)),
     highestUnprojected: () => unprojected('max'),
     lowestUnprojected: () => unprojected('min'),
+    async countUnprojected(atMost) {
+      const { rows } = await pool.query<{ n: number }>('select count(*) as n from (select 1 from unprojected limit $1) as marks', [atMost]);
+      return Number(rows[0].n);
+    },
     async lockProjection(trx, wait) {
       if (wait) {
         await sql`select pg_advisory_xact_lock(${PROJECTION_LOCK})`.execute(trx);

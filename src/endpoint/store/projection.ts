@@ -12,15 +12,15 @@
  * fixed costs, a commit's page writes above all, make small ones slow). While records arrive, the
  * batches take the share of the time that keeping up needs, up to `KEEP_UP_SHARE`, and more once
  * the views are far behind; at `MAX_LAG_MS` of work behind, acknowledgements wait for them.
- * Whenever records stop arriving for a moment, batches follow one another (`plan`). A read waits until the views hold every record committed when it was
- * asked (`caughtUp`), and they are then built at once; watchers (the live page) are told after
- * each batch. While the database cannot write (a full disk, a lost connection), reads answer from
- * the views as they stand, `failure` says why, and the projection tries again by itself.
+ * Whenever records stop arriving for a moment, batches follow one another (`plan`). A read waits
+ * until the views hold every record committed when it was asked (`caughtUp`), and they are then
+ * built at once; watchers (the live page) are told after each batch. While the database cannot
+ * write (a full disk, a lost connection), reads answer from the views as they stand, `failure`
+ * says why, and the projection tries again by itself.
  */
 import { performance } from 'node:perf_hooks';
 import type { Backend } from './backend.js';
-import { recordOf } from './record-row.js';
-import { ViewWriter } from './write.js';
+import { BatchError, ViewWriter } from './write.js';
 
 /**
  * How far the views may fall behind, as the work it would take to catch up (ms of CPU), before
@@ -31,7 +31,7 @@ const MAX_LAG_MS = 10_000;
 const BACKLOG_RECORDS = [5_000, 200_000] as const;
 /** Most records in one projection transaction. */
 const MAX_BATCH = 4_000;
-/** How long one transaction should take (ms): long enough that its fixed costs are small, short enough not to hold acknowledgements up long. */
+/** How long one transaction should take (ms of CPU): long enough that its fixed costs are small, short enough not to hold acknowledgements up long. */
 const BATCH_MS = 50;
 /** No append for this long (ms): records stopped arriving, for now. */
 const IDLE_MS = 20;
@@ -51,38 +51,6 @@ export interface ProjectionOptions {
   projected: () => void;
   /** When the last append arrived (performance.now()), and how many wait to be committed. */
   appends: () => { lastAt: number; pending: number };
-}
-
-/** A projection transaction failed; `seqs` are the records it held. */
-class BatchError extends Error {
-  constructor(readonly seqs: number[], override readonly cause: unknown) {
-    super((cause as Error)?.message ?? String(cause));
-  }
-}
-
-/**
- * Adds up to `limit` marked records to the views in one transaction. Resolves with how many marks
- * it removed, or `'busy'` when another endpoint is building the views.
- */
-async function projectBatch(backend: Backend, views: ViewWriter, limit: number): Promise<number | 'busy'> {
-  let seqs: number[] = [];
-  try {
-    return await backend.db.transaction().execute(async (trx) => {
-      if (!(await backend.lockProjection(trx, false))) return 'busy' as const;
-      const marks = await trx.selectFrom('unprojected').select('seq').orderBy('seq').limit(limit).execute();
-      if (marks.length === 0) return 0;
-      seqs = marks.map((mark) => Number(mark.seq));
-      // A record deleted (retention) since it was marked is simply not there.
-      const rows = await trx.selectFrom('records').selectAll().where('seq', '>=', seqs[0]).where('seq', '<=', seqs[seqs.length - 1]).orderBy('seq').execute();
-      const wanted = new Set(seqs);
-      await views.write(trx, rows.filter((row) => wanted.has(Number(row.seq))).map((row) => recordOf(row, backend.dialect)));
-      await trx.deleteFrom('unprojected').where('seq', 'in', seqs).execute();
-      await backend.afterProjecting?.(trx, seqs[seqs.length - 1]);
-      return seqs.length;
-    });
-  } catch (error) {
-    throw new BatchError(seqs, error);
-  }
 }
 
 /** The views of one store, and those waiting for them. */
@@ -158,6 +126,7 @@ export class Projection {
     for (const resolve of this.writers.splice(0)) resolve();
   }
 
+  /** Something waits for the views: a read, acknowledgements, or the end. */
   private urgent(): boolean {
     return this.readers.length > 0 || this.writers.length > 0 || this.flushing;
   }
@@ -226,7 +195,7 @@ export class Projection {
         if (limit === 0) return this.later(LOOK_MS);
         const started = performance.now();
         const cpu = process.cpuUsage();
-        const outcome = await projectBatch(this.backend, this.views, limit);
+        const outcome = await this.views.project(limit);
         const took = performance.now() - started;
         const { user, system } = process.cpuUsage(cpu);
         if (this.failure !== undefined) this.options.log('tracking endpoint: records are added to the views again.');
@@ -294,8 +263,7 @@ export class Projection {
   private async settle(): Promise<void> {
     if (this.readers.length === 0 && this.writers.length === 0 && this.backlog === 0) return;
     const lowest = await this.backend.lowestUnprojected();
-    const highest = lowest === 0 ? 0 : await this.backend.highestUnprojected();
-    this.backlog = lowest === 0 ? 0 : highest - lowest + 1;
+    this.backlog = lowest === 0 ? 0 : await this.backend.countUnprojected(BACKLOG_RECORDS[1]);
     for (let i = this.readers.length - 1; i >= 0; i--) {
       if (lowest === 0 || lowest > this.readers[i].target) this.readers.splice(i, 1)[0].resolve();
     }

@@ -166,6 +166,11 @@ export async function openSqlite(options: SqliteOptions): Promise<Backend> {
     commitRecords: (rows) => db.connection().execute(async () => prepared().commit(rows)),
     highestUnprojected: async () => prepared().highest.get() ?? 0,
     lowestUnprojected: async () => prepared().lowest.get() ?? 0,
+    // The marks are one run of numbers (taken in order, removed from the lowest), so no need to count them.
+    async countUnprojected(atMost) {
+      const lowest = prepared().lowest.get();
+      return lowest == null ? 0 : Math.min(atMost, prepared().highest.get()! - lowest + 1);
+    },
     prepare(text) {
       const statement = database.prepare(text);
       return (parameters) => void statement.run(parameters);

@@ -13,6 +13,7 @@ import type { Backend } from './backend.js';
 import { fillEventChannels } from './channels.js';
 import type { Dialect } from './dialect.js';
 import { rateFeedback } from './feedback.js';
+import { recordOf } from './record-row.js';
 import { batchRows, entriesOf } from './rows.js';
 import type { Database } from './schema.js';
 import { sessionRows } from './sessions.js';
@@ -116,11 +117,44 @@ type RowOf<T extends Table> = Parameters<(typeof UPSERTS)[T]>[1][number];
 /** Marks a placeholder row's values: the compiled statement's parameters that start with it name a column. */
 const COLUMN = '\u0000column:';
 
-/** The views of one store: writes a batch of records into them, with the backend's statements kept prepared where it keeps them. */
+/** A batch of the views failed; `seqs` are the records it held (none when it failed before taking any). */
+export class BatchError extends Error {
+  constructor(readonly seqs: number[], override readonly cause: unknown) {
+    super((cause as Error)?.message ?? String(cause));
+  }
+}
+
+/** The views of one store: writes batches of records into them, with the backend's statements kept prepared where it keeps them. */
 export class ViewWriter {
   private readonly prepared = new Map<Table, (row: Record<string, unknown>) => void>();
 
   constructor(private readonly backend: Backend) {}
+
+  /**
+   * Adds up to `limit` marked records, lowest numbers first, to the views and removes their marks,
+   * in one transaction that holds the right to build them. Resolves with how many marks it
+   * removed, or `'busy'` when another endpoint holds that right. Rejects with a `BatchError`.
+   */
+  async project(limit: number): Promise<number | 'busy'> {
+    const { backend } = this;
+    let seqs: number[] = [];
+    try {
+      return await backend.db.transaction().execute(async (trx) => {
+        if (!(await backend.lockProjection(trx, false))) return 'busy' as const;
+        const marks = await trx.selectFrom('unprojected').select('seq').orderBy('seq').limit(limit).execute();
+        if (marks.length === 0) return 0;
+        seqs = marks.map((mark) => Number(mark.seq));
+        // A record deleted (retention) since it was marked is simply not there.
+        const rows = await trx.selectFrom('records').selectAll().where('seq', 'in', seqs).orderBy('seq').execute();
+        await this.write(trx, rows.map((row) => recordOf(row, backend.dialect)));
+        await trx.deleteFrom('unprojected').where('seq', 'in', seqs).execute();
+        await backend.afterProjecting?.(trx, seqs[seqs.length - 1]);
+        return seqs.length;
+      });
+    } catch (error) {
+      throw new BatchError(seqs, error);
+    }
+  }
 
   /** Writes what `records` (committed, numbered, in order) add to the views, in `trx`. */
   async write(trx: Transaction<Database>, records: readonly StoredRecord[]): Promise<void> {
