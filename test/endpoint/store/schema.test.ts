@@ -51,6 +51,7 @@ describe('the schema', () => {
     expect(names.every((name) => /^\d{4}_[a-z_]+$/.test(name))).toBe(true);
     expect(names).toContain('0001_initial');
     expect(names).toContain('0003_projection');
+    expect(names).toContain('0004_read_indexes');
     expect(Object.keys(migrationsFor('postgres'))).toEqual(names);
   });
 });
