@@ -67,13 +67,18 @@ export async function listConversations(store: RecordStore, filter: ReadFilter, 
   }
   const base = store.db.selectFrom('conversations as c')
     .$if(filter.bot !== undefined, (q) => q.where('c.bot', '=', filter.bot!))
-    .$if(filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined, (q) => q.where((eb) => eb.exists(
-      eb.selectFrom('entries as e').select('e.seq')
+    .$if(filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined, (q) => q.where((eb) => {
+      const hasEntry = eb.exists(eb.selectFrom('entries as e').select('e.seq')
         .whereRef('e.conversation_id', '=', 'c.conversation_id').whereRef('e.bot', '=', 'c.bot')
         .$if(filter.platform !== undefined, (e) => e.where('e.platform', '=', storedPlatform(filter.platform!)))
         .$if(filter.channel !== undefined, (e) => e.where('e.channel', '=', filter.channel!))
-        .$if(filter.intent !== undefined, (e) => e.where('e.intent', '=', filter.intent!)),
-    )))
+        .$if(filter.intent !== undefined, (e) => e.where('e.intent', '=', filter.intent!)));
+      // A conversation's platform is its latest entry's: when it is the one asked (and only the
+      // platform narrows), that entry is there, and its entries need not be looked at.
+      return filter.platform !== undefined && filter.channel === undefined && filter.intent === undefined
+        ? eb.or([eb('c.platform', '=', storedPlatform(filter.platform)), hasEntry])
+        : hasEntry;
+    }))
     .$if(filter.from !== undefined, (q) => q.where('c.last_at', '>=', filter.from!))
     .$if(filter.to !== undefined, (q) => q.where('c.first_at', '<', filter.to!));
   const [{ n }, rows] = await Promise.all([
