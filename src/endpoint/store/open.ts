@@ -5,7 +5,7 @@
  */
 import { Migrator } from 'kysely';
 import { TrackingEndpointError } from '../errors.js';
-import { migrationProvider } from './migrations.js';
+import { migrationProvider } from './migrations/index.js';
 import { importNdjsonOnce, type ImportReport } from './ndjson-import.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';

@@ -1,6 +1,6 @@
 /**
  * The tables of the endpoint's database, as Kysely sees them. The same schema on SQLite and
- * PostgreSQL (migrations.ts creates it); times are whole milliseconds since the epoch (UTC) in
+ * PostgreSQL (migrations/ creates it); times are whole milliseconds since the epoch (UTC) in
  * both, so that bucketing by hour or day is the same integer arithmetic on either database.
  *
  * `records` keeps every accepted request whole; `entries` holds what the read side shows (one row

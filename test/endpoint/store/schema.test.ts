@@ -1,5 +1,5 @@
 /**
- * The schema the migrations create (store/migrations.ts), as each database describes it: a
+ * The schema the migrations create (store/migrations/), as each database describes it: a
  * released migration is never changed, so what it creates is pinned here, table by table, with
  * its columns, types, NOT NULL and defaults, keys and indexes. A new version of the schema is a
  * new migration, and a new snapshot (`npx vitest run -u test/endpoint/store/schema.test.ts`).
@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { databases, withStore } from './databases.js';
-import { migrationsFor } from '../../../src/endpoint/store/migrations.js';
+import { migrationsFor } from '../../../src/endpoint/store/migrations/index.js';
 
 const [sqlite, postgres] = databases();
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TrackingEndpointError, type StoredRecord, type TrackingEndpoint } from '../../../src/endpoint/index.js';
-import { migrationsFor } from '../../../src/endpoint/store/migrations.js';
+import { migrationsFor } from '../../../src/endpoint/store/migrations/index.js';
 import { openStore } from '../../../src/endpoint/store/open.js';
 import { RecordStore, type Backend, type NewRecord } from '../../../src/endpoint/store/store.js';
 import { createTestDatabase, startDatabaseProxy, type DatabaseProxy, type TestDatabase } from '../../helpers/postgres.js';

@@ -1,21 +1,9 @@
-/**
- * The schema's versions, oldest first. Each migration is a plain module (`up`), run once, in
- * order, at start (Kysely's Migrator keeps the list of those applied, and on PostgreSQL a lock,
- * so that several endpoints starting together migrate once). A new version of the schema is a
- * new entry at the end; an entry is never changed once released.
- */
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { DialectName } from './dialect.js';
+/** Version 1: the records, their entries, and the summary tables the read side queries. */
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { DialectName } from '../dialect.js';
+import { typesOf } from './column-types.js';
 
-/** Column types that differ between the two databases. */
-function typesOf(dialect: DialectName) {
-  return dialect === 'postgres'
-    ? { id: 'bigint', millis: 'bigint', json: 'jsonb', real: 'double precision', int: 'integer' } as const
-    : // On SQLite only a column declared exactly INTEGER PRIMARY KEY is the row id (fast, and never reused).
-      { id: 'integer', millis: 'integer', json: 'text', real: 'double precision', int: 'integer' } as const;
-}
-
-function initial(dialect: DialectName): Migration {
+export function initial(dialect: DialectName): Migration {
   const t = typesOf(dialect);
   return {
     async up(db: Kysely<any>) {
@@ -275,85 +263,4 @@ function initial(dialect: DialectName): Migration {
         .execute();
     },
   };
-}
-
-/**
- * Views built behind the acknowledgements (store/projection.ts). `unprojected` holds the records
- * acknowledged but not yet in the views: a record's number is added in the transaction that
- * commits the record, and removed in the one that adds it to the views. An explicit mark rather
- * than a high-water mark, because on PostgreSQL numbers from a sequence can commit out of order.
- * What a database held before this version was written with its views, so it starts empty.
- * Records now reach the views in batches, so a user's and a conversation's channel keep when the
- * entry that gave it happened (`channel_at`): the latest entry that has a channel wins, whether
- * the entries came in one batch or several (before, the latest entry's time stood for it).
- */
-function projection(dialect: DialectName): Migration {
-  const t = typesOf(dialect);
-  return {
-    async up(db: Kysely<any>) {
-      await db.schema.createTable('unprojected').addColumn('seq', t.id, (c) => c.primaryKey()).execute();
-      for (const table of ['users', 'conversations']) {
-        await db.schema.alterTable(table).addColumn('channel_at', t.millis, (c) => c.notNull().defaultTo(0)).execute();
-        await db.updateTable(table).set({ channel_at: sql.ref('last_at') }).where('channel', '<>', '').execute();
-      }
-    },
-  };
-}
-
-/**
- * Indexes for the read queries at a million records and more (bench/database.ts, section 6): each
- * view's query reads an index that holds every column it needs, so that a filter by bot, platform
- * or channel never fetches the rows it then leaves out.
- * - Ratings and revenue events (a few per hundred entries): partial indexes of their own, so
- *   `bot=…` reads its ratings rather than every entry of the bot.
- * - Funnel steps, and a conversation's entries (transcripts; whether it has any on a platform or
- *   channel): these indexes also hold platform and channel (they replace those of 0001).
- * - Active users: user_days by day, covering. Top messages: daily_messages and message_totals by
- *   text, covering (the ranking reads them in the order it groups them, without sorting).
- * The planner's statistics are refreshed for what changed (SQLite: `ANALYZE` of each new index;
- * PostgreSQL: `ANALYZE` of the tables).
- */
-function readIndexes(dialect: DialectName): Migration {
-  return {
-    async up(db: Kysely<any>) {
-      await db.schema.createIndex('entries_ratings').on('entries').columns(['bot', 'occurred_at', 'platform', 'channel', 'rated_intent', 'reaction'])
-        .where(sql.ref('reaction'), 'is not', null).execute();
-      await db.schema.createIndex('entries_revenue').on('entries').columns(['bot', 'occurred_at', 'platform', 'channel', 'user_id', 'currency', 'amount'])
-        .where(sql<boolean>`${sql.ref('event_type')} = ${sql.lit('revenueEvent')} and ${sql.ref('amount')} is not null`).execute();
-      await db.schema.dropIndex('entries_intent').execute();
-      await db.schema.createIndex('entries_intent_step').on('entries').columns(['intent', 'direction', 'bot', 'user_id', 'occurred_at', 'platform', 'channel']).execute();
-      await db.schema.dropIndex('entries_event_name').execute();
-      await db.schema.createIndex('entries_event_step').on('entries').columns(['event_name', 'bot', 'user_id', 'occurred_at', 'platform', 'channel']).execute();
-      await db.schema.dropIndex('entries_conversation').execute();
-      await db.schema.createIndex('entries_conversation_dims').on('entries').columns(['conversation_id', 'seq', 'bot', 'platform', 'channel']).execute();
-      await db.schema.dropIndex('user_days_day').execute();
-      await db.schema.createIndex('user_days_by_day').on('user_days').columns(['day', 'bot', 'user_id', 'platform', 'channel']).execute();
-      await db.schema.dropIndex('daily_messages_day').execute();
-      await db.schema.createIndex('daily_messages_text').on('daily_messages').columns(['text_key', 'day', 'bot', 'platform', 'channel', 'intent', 'count']).execute();
-      await db.schema.createIndex('message_totals_key').on('message_totals').columns(['text_key', 'intent', 'bot', 'platform', 'channel', 'count']).execute();
-      if (dialect === 'sqlite') {
-        // Each new index on its own: a sampled ANALYZE of the whole database (analysis_limit) would
-        // blur the statistics of the others (every index then looks as selective as the least).
-        for (const index of ['entries_ratings', 'entries_revenue', 'entries_intent_step', 'entries_event_step', 'entries_conversation_dims', 'user_days_by_day', 'daily_messages_text', 'message_totals_key']) {
-          await sql`analyze ${sql.id(index)}`.execute(db);
-        }
-      } else {
-        await sql`analyze entries, user_days, daily_messages, message_totals`.execute(db);
-      }
-    },
-  };
-}
-
-/** Every version of the schema, by name (names sort in the order they run). */
-export function migrationsFor(dialect: DialectName): Record<string, Migration> {
-  return {
-    '0001_initial': initial(dialect),
-    '0003_projection': projection(dialect),
-    '0004_read_indexes': readIndexes(dialect),
-  };
-}
-
-/** The migrations as Kysely's Migrator takes them. */
-export function migrationProvider(dialect: DialectName): MigrationProvider {
-  return { getMigrations: async () => migrationsFor(dialect) };
 }

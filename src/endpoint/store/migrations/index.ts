@@ -1,0 +1,27 @@
+/**
+ * The schema's versions, oldest first. Each migration is a plain module (`up`), run once, in
+ * order, at start (Kysely's Migrator keeps the list of those applied, and on PostgreSQL a lock,
+ * so that several endpoints starting together migrate once). A new version of the schema is a
+ * new entry at the end; an entry is never changed once released.
+ *
+ * One file per version, named as the version is (0001-initial.ts is `0001_initial`).
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import type { DialectName } from '../dialect.js';
+import { initial } from './0001-initial.js';
+import { projection } from './0003-projection.js';
+import { readIndexes } from './0004-read-indexes.js';
+
+/** Every version of the schema, by name (names sort in the order they run). */
+export function migrationsFor(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001_initial': initial(dialect),
+    '0003_projection': projection(dialect),
+    '0004_read_indexes': readIndexes(dialect),
+  };
+}
+
+/** The migrations as Kysely's Migrator takes them. */
+export function migrationProvider(dialect: DialectName): MigrationProvider {
+  return { getMigrations: async () => migrationsFor(dialect) };
+}
