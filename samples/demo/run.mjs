@@ -39,7 +39,10 @@ console.log('The conversation:');
 
 let failed = false;
 for (const [index, step] of SCRIPT.entries()) {
-  const activity = { ...step, id: `activity-${index + 1}`, serviceUrl: channel.url, timestamp: new Date().toISOString() };
+  const now = Date.now();
+  const activity = { ...step, id: `activity-${index + 1}`, serviceUrl: channel.url, timestamp: new Date(now).toISOString() };
+  // The facebook channel's original event carries when it was sent: the moment it is sent here.
+  if (activity.channelData?.timestamp !== undefined) activity.channelData = { ...activity.channelData, timestamp: now };
   const before = channel.sent.length;
   const res = await fetch(bot.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(activity) });
   if (!res.ok) {
