@@ -284,6 +284,41 @@ describe('what the delivery queue says of a record it gives up', () => {
   });
 });
 
+describe("a user's lane after one of their records was given up", () => {
+  /** How the transport fails a record whose text names the case, the reason it is given up for, and the options that lead there. */
+  const cases: [string, () => Promise<{ status: number }>, string, TrackingClientOptions][] = [
+    ['refused (400)', async () => ({ status: 400 }), 'rejected', {}],
+    ['key refused (401)', async () => ({ status: 401 }), 'unauthorized', {}],
+    ['retries ran out', () => Promise.reject(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })), 'retries-exhausted', { maxAttempts: 1 }],
+    // A budget the first backoff already passes.
+    ['retry budget ran out', async () => ({ status: 503 }), 'retry-budget-exceeded', { initialBackoffMs: 400, maxBackoffMs: 400, maxRetryDurationMs: 150 }],
+    ['TLS mismatch', () => Promise.reject(Object.assign(new Error('wrong version number'), { code: 'ERR_SSL_WRONG_VERSION_NUMBER' })), 'rejected', {}],
+  ];
+
+  it.each(cases)("delivers the same user's next records after one was given up (%s): the lane is freed, not left waiting", async (kind, fail, reason, options) => {
+    const sent: string[] = [];
+    const transport: Transport = {
+      send: (request) => {
+        const text = (JSON.parse(String(request.body)) as { text: string }).text;
+        sent.push(text);
+        return text === kind ? fail() : Promise.resolve({ status: 200 });
+      },
+    };
+    const c = new TrackingClient({ apiKey: KEY, baseUrl: 'http://127.0.0.1:9', logger: false, transport, initialBackoffMs: 5, maxBackoffMs: 10, ...options });
+    try {
+      const failed = c.sms.logIncoming({ text: kind, userId: 'u' }).then(() => 'delivered', (e: TrackingDeliveryError) => e.reason);
+      const next = [c.sms.logIncoming({ text: 'next 1', userId: 'u' }), c.sms.logOutgoing({ text: 'next 2', userId: 'u' })];
+      expect(await failed).toBe(reason);
+      const results = await Promise.race([Promise.all(next), sleep(3_000).then(() => 'stuck behind the given-up record')]);
+      expect(results).toEqual([expect.objectContaining({ status: 'delivered' }), expect.objectContaining({ status: 'delivered' })]);
+      expect(sent.filter((text) => text !== kind)).toEqual(['next 1', 'next 2']);
+      await expect(Promise.race([c.flush().then(() => 'flushed'), sleep(3_000).then(() => 'flush() hung')])).resolves.toBe('flushed');
+    } finally {
+      await c.close(500);
+    }
+  });
+});
+
 describe('a transport of the user’s own', () => {
   let sink: Sink;
   beforeEach(async () => {

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAxiosTransport, createNodeHttpTransport, type Transport } from '../../src/index.js';
 import { SafeLogger } from '../../src/client/logger.js';
 import { redactUrl, scrub } from '../../src/client/redact.js';
-import { backoffDelay, classifyStatus, parseRetryAfter } from '../../src/client/retry.js';
+import { backoffDelay, classifyStatus, nextDelay, parseRetryAfter } from '../../src/client/retry.js';
 
 const URL_WITH_KEY = 'http://tracking.test/track?platform=sms&v=11.1.0-rest&type=incoming&apiKey=SECRET-KEY-9';
 
@@ -87,6 +87,31 @@ describe('retry policy', () => {
     expect(backoffDelay(3, settings, () => 1)).toBe(400);
     expect(backoffDelay(10, settings, () => 1)).toBe(1_000);
     expect(backoffDelay(10, settings, () => 0)).toBe(500);
+  });
+
+  it('waits a finite backoff within [half, all] of the ceiling before a retry whose answer had no usable Retry-After (never NaN, which would retry at once)', () => {
+    const settings = { maxAttempts: 20, maxRetryDurationMs: 1e9, initialBackoffMs: 100, maxBackoffMs: 1_000, maxRetryAfterMs: 30_000 };
+    for (const retryAfter of [undefined, 'soon', '', '-1', '1e3']) {
+      for (let retry = 1; retry <= 12; retry++) {
+        const ceiling = Math.min(1_000, 100 * 2 ** (retry - 1));
+        for (let i = 0; i < 20; i++) {
+          const delay = nextDelay(retry, retryAfter, settings);
+          expect(Number.isFinite(delay)).toBe(true);
+          expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
+          expect(delay).toBeLessThanOrEqual(ceiling);
+        }
+      }
+    }
+  });
+
+  it('waits what Retry-After asks, never less than its own backoff, and at most maxRetryAfterMs', () => {
+    const settings = { maxAttempts: 20, maxRetryDurationMs: 1e9, initialBackoffMs: 100, maxBackoffMs: 1_000, maxRetryAfterMs: 5_000 };
+    expect(nextDelay(1, '2', settings, () => 1)).toBe(2_000);
+    expect(nextDelay(1, '0', settings, () => 1)).toBe(100);
+    expect(nextDelay(1, '0', settings, () => 0)).toBe(50);
+    expect(nextDelay(1, '3600', settings, () => 1)).toBe(5_000);
+    // A cap below the backoff: the cap wins.
+    expect(nextDelay(10, '0', { ...settings, maxRetryAfterMs: 300 }, () => 1)).toBe(300);
   });
 });
 

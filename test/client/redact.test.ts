@@ -216,4 +216,23 @@ describe('an error kept as a cause', () => {
       expect(text).not.toContain(encodeURIComponent(token));
     }
   });
+
+  it("masks the key and an access token that a transport's error names bare (not as apiKey= or Bearer) in the delivery error's cause", async () => {
+    const key = 'bare-key-5c4b3a';
+    const token = 'EAAGbare/token+7';
+    const transport: Transport = {
+      async send() {
+        // No parameter name or scheme before either secret: only the client's own list of secrets can find them.
+        throw Object.assign(new Error(`proxy refused key ${key} and page token ${token} (also ${encodeURIComponent(token)})`), { code: 'ECONNRESET' });
+      },
+    };
+    const client = new TrackingClient({ apiKey: key, baseUrl: 'http://127.0.0.1:9', transport, logger: false, maxAttempts: 1 });
+    const error = (await client.messenger
+      .logOutgoing({ json: { recipient: { id: 'psid-1' }, message: { text: 'hi' } }, qs: { access_token: token }, uri: 'https://graph.example/me/messages' })
+      .catch((e: unknown) => e)) as TrackingDeliveryError;
+    await client.close();
+    expect(error).toMatchObject({ name: 'TrackingDeliveryError', reason: 'retries-exhausted' });
+    expect((error.cause as Error).message).toBe('proxy refused key *** and page token *** (also ***)');
+    expect(String((error.cause as Error).stack)).toBe('Error: proxy refused key *** and page token *** (also ***)');
+  });
 });

@@ -124,6 +124,15 @@ describe('debug logging', () => {
     expect(JSON.stringify(lines)).not.toContain(KEY);
   });
 
+  it.each([202, 204])('reports a %i answer with its own status in the debug log and in what the record resolves to, not as 200', async (status) => {
+    sink.behave(() => ({ status, body: status === 204 ? '' : '{}' }));
+    const lines: Line[] = [];
+    const c = client({ debug: true, logger: capturingLogger(lines) });
+    await expect(c.sms.logIncoming({ text: 'hello', userId: 'u' })).resolves.toEqual({ status: 'delivered', httpStatus: status, attempts: 1 });
+    const attempts = lines.filter((l) => l.level === 'debug' && l.message.includes('attempt'));
+    expect(attempts.map((l) => [l.message, l.fields.status])).toEqual([[`sms incoming attempt 1: ${status}`, status]]);
+  });
+
   it('says "no response" of an attempt that got none, with its error', async () => {
     sink.behave((_r, index) => (index === 0 ? { reset: true } : undefined));
     const lines: Line[] = [];
