@@ -80,6 +80,15 @@ describe('generic message fields', () => {
     });
   });
 
+  it('an activity with neither from nor recipient is still mapped, in both directions and without throwing: the text kept, an empty userId', () => {
+    const bare = { type: 'message', text: 'who am I?' };
+    expect(incomingMessage(bare, { name: 'Ask', inputs: [] })).toEqual({ text: 'who am I?', userId: '', intent: { name: 'Ask', inputs: [] }, platformJson: { type: 'message', text: 'who am I?' } });
+    expect(outgoingMessage(bare, undefined)).toEqual({ text: 'who am I?', userId: '', platformJson: { type: 'message', text: 'who am I?' } });
+    const nulls = { ...bare, from: null, recipient: null } as never;
+    expect(incomingMessage(nulls, undefined)).toMatchObject({ text: 'who am I?', userId: '' });
+    expect(outgoingMessage(nulls, undefined)).toMatchObject({ text: 'who am I?', userId: '' });
+  });
+
   it('no images, buttons, intent or postback keys when there are none', () => {
     const message = incomingMessage({ text: 'hi', from: { id: 'u' } }, undefined);
     expect(Object.keys(message).sort()).toEqual(['platformJson', 'text', 'userId']);

@@ -138,6 +138,19 @@ describe('messenger shapes', () => {
     expect(messengerIncoming({ channelData: { sender: { id: 'psid' } } }, undefined, 99).entry[0].time).toBe(99);
   });
 
+  it('an activity with neither from nor recipient is still mapped, in both directions and without throwing: empty ids where the sides are unknown, the text and message id kept', () => {
+    const bare = { type: 'message', id: 'm9', text: 'who am I?' };
+    expect(messengerIncoming(bare, { name: 'Ask', inputs: [] }, at)).toEqual({
+      object: 'page',
+      entry: [{ id: '', time: at, messaging: [{ sender: { id: '' }, recipient: { id: '' }, timestamp: at, message: { mid: 'm9', text: 'who am I?' }, intent: { name: 'Ask', inputs: [] } }] }],
+    });
+    expect(messengerOutgoing(bare, { id: 'sent-1' }, undefined)).toEqual({ json: { recipient: { id: '' }, message: { text: 'who am I?' } }, method: 'POST', responseBody: { recipient_id: '', message_id: 'sent-1' } });
+    // from and recipient present but null, as some adapters send them.
+    const nulls = { ...bare, from: null, recipient: null } as never;
+    expect(messengerIncoming(nulls, undefined, at).entry[0].messaging[0]).toMatchObject({ sender: { id: '' }, recipient: { id: '' } });
+    expect(messengerOutgoing(nulls, undefined, undefined).json.recipient).toEqual({ id: '' });
+  });
+
   it('a message built from the activity has its attachments: images, video, audio, files, cards as templates; inline data is left out', () => {
     const body = messengerIncoming({
       from: { id: 'u' }, text: undefined,

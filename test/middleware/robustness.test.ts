@@ -320,6 +320,27 @@ describe('ReceiveMiddleware and SendMiddleware', () => {
     expect(h.sink.requests.map((r) => [r.query.type, r.body.text])).toEqual([['incoming', 'slow question'], ['outgoing', 'late reply']]);
   });
 
+  it('ReceiveMiddleware and SendMiddleware alone each end their turn when it ends, also when the bot throws: close() afterwards does not wait for it', async () => {
+    for (const Middleware of [ReceiveMiddleware, SendMiddleware]) {
+      const client = new TrackingClient({ apiKey: 'test-key-123', baseUrl: h.sink.url, logger: false });
+      const adapter = new TestAdapter(async (ctx) => {
+        await ctx.sendActivity(`reply to ${ctx.activity.text}`);
+        if (ctx.activity.text === 'throw') throw new Error('bot broke');
+      }).use(new Middleware(client));
+      await adapter.processActivity({ type: 'message', text: 'hi' });
+      await expect(adapter.processActivity({ type: 'message', text: 'throw' })).rejects.toThrow('bot broke');
+      const started = performance.now();
+      // A turn left running would hold close() for half its deadline (5 s) before it took no more records.
+      const { stats } = await client.close(10_000);
+      expect(performance.now() - started).toBeLessThan(2_500);
+      expect(stats).toMatchObject({ delivered: 2, dropped: 0, failed: 0 });
+    }
+    expect(h.sink.requests.map((r) => [r.query.type, r.body.text])).toEqual([
+      ['incoming', 'hi'], ['incoming', 'throw'],
+      ['outgoing', 'reply to hi'], ['outgoing', 'reply to throw'],
+    ]);
+  });
+
   it('SendMiddleware alone records only outgoing messages', async () => {
     const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('reply'))).use(new SendMiddleware(h.client));
     await adapter.send('hi').startTest();
@@ -369,6 +390,20 @@ describe('activities with parts missing', () => {
     await settle();
     expect(h.errors.map((e) => [e.name, e.message.includes('userId')])).toEqual([['TrackingValidationError', true], ['TrackingValidationError', true]]);
     expect(adapter.activeQueue.map((a) => a.text)).toEqual(['reply']);
+  });
+
+  it('a message with neither from nor recipient, on a generic channel and on facebook: the turn goes on and its replies go out; the records without a user are reported, naming the field', async () => {
+    for (const channelId of ['webchat', 'facebook']) {
+      const adapter = new TestAdapter(async (ctx) => void (await ctx.sendActivity('reply')), { from: undefined, recipient: undefined } as Partial<Activity>);
+      adapter.use(new TrackingMiddleware({ client: h.client }));
+      await expect(adapter.processActivity({ type: 'message', text: 'hi', channelId } as Partial<Activity>)).resolves.toBeUndefined();
+      expect(adapter.activeQueue.map((a) => a.text)).toEqual(['reply']);
+    }
+    expect(await h.records()).toEqual([]);
+    await settle();
+    expect(unhandled).toEqual([]);
+    expect(h.errors.map((e) => e.name)).toEqual(Array(4).fill('TrackingValidationError'));
+    expect(h.errors.map((e) => e.message.match(/userId|sender\.id|recipient\.id/)?.[0])).toEqual(['userId', 'userId', 'sender.id', 'recipient.id']);
   });
 });
 
