@@ -18,9 +18,10 @@ export class ButtonMemory {
 
   /** Remembers the buttons just offered in a conversation, replacing the ones offered before. */
   remember(conversationKey: string, buttons: readonly Button[]): void {
-    if (this.capacity <= 0 || buttons.length === 0) return;
+    if (buttons.length === 0) return;
     this.offered.delete(conversationKey);
     this.offered.set(conversationKey, buttons);
+    // Over capacity, the conversation used longest ago goes (with capacity 0, the one just set).
     if (this.offered.size > this.capacity) this.offered.delete(this.offered.keys().next().value as string);
   }
 
@@ -32,5 +33,6 @@ export class ButtonMemory {
 
 /** The key of an activity's conversation: channel (as the channel sent it) and conversation id (a numeric id as its digits; any other non-string counts as absent). */
 export function conversationKey(activity: ActivityLike): string {
+  // Stryker disable next-line StringLiteral: any fixed text for an absent id keys those conversations alike
   return `${channelOf(activity)}\u0000${idOf(activity.conversation?.id) ?? ''}`;
 }
