@@ -101,7 +101,9 @@ export function exitGuard(client: GuardedClient): ExitGuard {
   };
   return {
     arm() {
-      if (stop === undefined && !client.closing()) stop = watchExit(onExit);
+      // A client that is closing stops watching when its close() has settled its records, and takes no
+      // record after that; until then, onExit leaves it to its close(). No need to ask it here.
+      stop ??= watchExit(onExit);
     },
     disarm,
     quiet() {

@@ -256,6 +256,94 @@ describe('a process that runs out of work', () => {
     expect(c.stats()).toMatchObject({ inFlight: 0, failed: 1, logged: 1 });
   });
 
+  it('closes a client whose record waits to be retried at once, and still delivers the retry within the deadline', async () => {
+    sink.behave((_request, index) => (index === 0 ? { status: 503 } : undefined));
+    const lines: Line[] = [];
+    const c = client({ initialBackoffMs: 150, maxBackoffMs: 150, closeTimeoutMs: 2_000, logger: capturingLogger(lines) });
+    const pending = c.sms.logIncoming({ text: 'a', userId: 'u' });
+    await sleep(50);
+    expect(c.stats()).toMatchObject({ inFlight: 0, queued: 1 });
+    process.emit('beforeExit', 0);
+    // Closed there and then: it takes no more records, but keeps trying for the one it has.
+    await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
+    await expect(pending).resolves.toMatchObject({ status: 'delivered' });
+    await sleep(20);
+    expect(lines.find((l) => l.message.startsWith('process exiting: tracking closed: '))?.message).toContain('1 delivered');
+  });
+
+  it('leaves a client whose request in flight was answered open, also past the deadline', async () => {
+    sink.behave(() => ({ delayMs: 100 }));
+    const lines: Line[] = [];
+    const c = client({ closeTimeoutMs: 300, logger: capturingLogger(lines) });
+    const pending = c.sms.logIncoming({ text: 'a', userId: 'u' });
+    await sleep(30);
+    process.emit('beforeExit', 0);
+    await expect(pending).resolves.toMatchObject({ status: 'delivered' });
+    await sleep(500);
+    expect(lines).toEqual([]);
+    await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).resolves.toMatchObject({ status: 'delivered' });
+  });
+
+  it('counts the deadline from when the process first ran out of work, across requests that ended in retries', async () => {
+    // The first request is answered 503 after 100 ms; its retry is never answered.
+    sink.behave((_request, index) => (index === 0 ? { status: 503, delayMs: 100 } : { delayMs: 60_000 }));
+    const c = client({ closeTimeoutMs: 1_000 });
+    const pending = rejection(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    await sleep(30);
+    process.emit('beforeExit', 0);
+    await sleep(1_500);
+    expect(sink.requests).toHaveLength(2);
+    expect(c.stats().inFlight).toBe(1);
+    // The process runs out of work again, its deadline long past: the client is closed at once.
+    const ranOutAgain = performance.now();
+    process.emit('beforeExit', 0);
+    expect((await pending)?.reason).toBe('close-deadline');
+    expect(performance.now() - ranOutAgain).toBeLessThan(700);
+  });
+
+  it('counts the deadline afresh once the client has been idle: a later request in flight is waited for', async () => {
+    sink.behave(() => ({ delayMs: 100 }));
+    const lines: Line[] = [];
+    const c = client({ closeTimeoutMs: 300, logger: capturingLogger(lines) });
+    const first = c.sms.logIncoming({ text: 'a', userId: 'u' });
+    await sleep(30);
+    process.emit('beforeExit', 0);
+    await expect(first).resolves.toMatchObject({ status: 'delivered' });
+    // Well past the first deadline, the script logs another record and runs out of work while it is in flight.
+    await sleep(400);
+    const second = c.sms.logIncoming({ text: 'b', userId: 'u' });
+    await sleep(30);
+    expect(c.stats().inFlight).toBe(1);
+    process.emit('beforeExit', 0);
+    await expect(second).resolves.toMatchObject({ status: 'delivered' });
+    expect(lines).toEqual([]);
+  });
+
+  it('keeps the process alive for a request in flight by its socket, or by a timer when the transport cannot hold it', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    sink.behave(() => ({ delayMs: 60_000 }));
+    // The default transport: the request's socket holds the process, no timer of the client does.
+    const held = client({ closeTimeoutMs: 5_000 });
+    void rejection(held.sms.logIncoming({ text: 'a', userId: 'u' }));
+    await sleep(30);
+    expect(held.stats().inFlight).toBe(1);
+    let before = timers();
+    process.emit('beforeExit', 0);
+    expect(timers()).toBe(before);
+    await held.close(100);
+    // A transport of the user's, whose request never settles: the client's deadline timer holds the process.
+    const transport: Transport = { send: () => new Promise(() => undefined) };
+    const unheld = client({ transport, closeTimeoutMs: 5_000 });
+    void rejection(unheld.sms.logIncoming({ text: 'a', userId: 'u' }));
+    await sleep(30);
+    expect(unheld.stats().inFlight).toBe(1);
+    before = timers();
+    process.emit('beforeExit', 0);
+    expect(timers()).toBe(before + 1);
+    await unheld.close(100);
+    expect(timers()).toBe(before);
+  });
+
   it('leaves an idle client open, and stops watching until it has records again', async () => {
     const before = exitListeners();
     const c = client();
