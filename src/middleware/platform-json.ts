@@ -16,6 +16,7 @@ export function redactUrlSecrets(value: string): string {
   if (!isHttpUrl(value)) return value;
   // Only an `@` can bring a user name or password, and only a `?` query parameters: a URL with
   // neither has nothing to mask, and is not parsed (most URLs in activities, the serviceUrl first).
+  // Stryker disable next-line ConditionalExpression,StringLiteral,UnaryOperator: a fast path; parsed, such a URL comes out unchanged
   if (value.indexOf('@') === -1 && value.indexOf('?') === -1) return value;
   let url: URL;
   try {
@@ -43,6 +44,7 @@ const HTTP_URL = /^https?:\/\//i;
 /** Starts with `http://` or `https://`, in any case (the first letter is checked before the pattern runs). */
 function isHttpUrl(value: string): boolean {
   const first = value.charCodeAt(0);
+  // Stryker disable next-line ConditionalExpression: a fast path; the pattern checks the first letter too
   return (first === 104 || first === 72) && HTTP_URL.test(value); // h, H
 }
 
@@ -61,6 +63,7 @@ const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${
  */
 export function isoString(date: Date): string {
   const ms = date.getTime();
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: the built-in writes the same text; this range is only where the fast path holds
   if (!(ms >= 0 && ms < 253402300800000)) return date.toISOString(); // 10000-01-01T00:00:00Z
   const days = Math.floor(ms / 86400000);
   let rest = ms - days * 86400000;
@@ -92,11 +95,10 @@ export function isoString(date: Date): string {
  * own JSON (`toJsonString`, its connector client) writes. Otherwise the key itself.
  */
 function publicName(source: object, key: string): string {
-  if (key.length < 2 || key.charCodeAt(0) !== 95) return key; // _
-  const proto: unknown = Object.getPrototypeOf(source);
-  if (proto === Object.prototype || proto === null) return key;
+  if (key.charCodeAt(0) !== 95) return key; // _
   const name = key.slice(1);
-  for (let p = proto as object | null; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+  // Called for class instances only (a plain object's keys are its JSON names).
+  for (let p = Object.getPrototypeOf(source) as object | null; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
     const descriptor = Object.getOwnPropertyDescriptor(p, name);
     if (descriptor !== undefined) return typeof descriptor.get === 'function' && !Object.prototype.hasOwnProperty.call(source, name) ? name : key;
   }
@@ -110,6 +112,7 @@ function publicName(source: object, key: string): string {
 function copy(value: unknown, ancestors: object[], depth: number): unknown {
   switch (typeof value) {
     case 'string':
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path; safeString leaves a short string that is not a URL as it is
       return value.length > MAX_STRING || isHttpUrl(value) ? safeString(value) : value;
     case 'number':
       return Number.isFinite(value) ? value : null;
@@ -124,9 +127,13 @@ function copy(value: unknown, ancestors: object[], depth: number): unknown {
   }
   if (value === null) return null;
   const proto: unknown = Object.getPrototypeOf(value);
-  // A plain object (most of an activity) is none of the special kinds below.
+  // A plain object (most of an activity) is none of the special kinds below, and its keys are its
+  // JSON names: a fast path, the checks it skips all fail for a plain object.
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a fast path (above)
   const plain = proto === Object.prototype || proto === null;
+  // Stryker disable next-line ConditionalExpression: a fast path (above)
   if (!plain) {
+    // Stryker disable next-line ConditionalExpression: a fast path; a Date's own toJSON, used below, writes the same text (null when invalid)
     if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : isoString(value);
     if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[binary ${value.byteLength} bytes]`;
   }
@@ -144,12 +151,10 @@ function copy(value: unknown, ancestors: object[], depth: number): unknown {
     for (const own of Object.keys(source)) {
       const key = plain ? own : publicName(source, own);
       if (key === '__proto__' || SECRET_KEY.test(key)) continue;
-      let item: unknown;
+      let item: unknown; // left undefined, so out of the copy, by a getter that throws
       try {
         item = (source as Record<string, unknown>)[own];
-      } catch {
-        continue; // a getter that throws
-      }
+      } catch { /* left out */ }
       const safe = copy(item, ancestors, depth + 1);
       if (safe !== undefined) out[key] = safe;
     }
@@ -168,10 +173,12 @@ function copy(value: unknown, ancestors: object[], depth: number): unknown {
  */
 export function jsonSafe(value: unknown): unknown {
   try {
+    // Stryker disable next-line ArrayDeclaration: only objects are looked up among the ancestors
     return copy(value, [], 0);
   } catch {
-    return undefined;
+    // A value that cannot be read at all (a revoked Proxy) has no copy.
   }
+  return undefined;
 }
 
 /** `jsonSafe` for an object: the copy when it is an object, otherwise `undefined`. */

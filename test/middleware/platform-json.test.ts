@@ -145,3 +145,89 @@ describe('what platformJson keeps of odd values', () => {
     expect(activityJson({ relatesTo: 'x' })?.relatesTo).toBe('x');
   });
 });
+
+describe('what platformJson keeps, at the edges of its rules', () => {
+  it('masks a password given without a user name, and leaves a string that only contains an http URL further on as it is', () => {
+    expect(redactUrlSecrets('https://:pw@host.example/p')).toBe('https://host.example/p');
+    // Starts with h, and holds "https://" later: not an http(s) URL, so nothing in it is touched.
+    expect(redactUrlSecrets('hhttps://user:pw@host.example/?token=1')).toBe('hhttps://user:pw@host.example/?token=1');
+    expect(redactUrlSecrets('hello://user:pw@host.example/?token=1')).toBe('hello://user:pw@host.example/?token=1');
+    expect(jsonSafe({ link: 'hhttps://user:pw@host.example/' })).toEqual({ link: 'hhttps://user:pw@host.example/' });
+  });
+
+  it('an http URL of exactly 32 KiB is kept whole (its secrets masked); one character more is cut', () => {
+    const url = (length: number) => { const head = 'https://host.example/?token=1&p='; return head + 'x'.repeat(length - head.length); };
+    const masked = (jsonSafe(url(32 * 1024)) as string);
+    expect(masked).toBe(url(32 * 1024).replace('token=1', 'token=***'));
+    const cut = jsonSafe(url(32 * 1024 + 1)) as string;
+    expect(cut).toContain('truncated'); // percent-encoded, as the rest of the masked URL's query
+    expect(cut).not.toContain('token=1');
+    expect(cut).not.toContain('x'.repeat(32 * 1024 - 31)); // every x of the input: one was cut
+  });
+
+  it('writes milliseconds with three digits, 100 and over included', () => {
+    for (const ms of [1_714_557_600_001, 1_714_557_600_010, 1_714_557_600_099, 1_714_557_600_100, 1_714_557_600_999]) {
+      expect(isoString(new Date(ms))).toBe(new Date(ms).toISOString());
+    }
+  });
+
+  it('renames only an underscore field behind a getter of its name; a field beside a method, or beside an own field of that name, keeps its underscore', () => {
+    class WithMethod {
+      _run = 'field';
+      run(): string { return 'method'; }
+    }
+    class WithGetter {
+      _kind = 'private';
+      get kind(): string { return 'getter'; }
+    }
+    const both = new WithGetter() as WithGetter & { kind?: string };
+    Object.defineProperty(both, 'kind', { value: 'own', enumerable: true });
+    class Prefixed {
+      xkind = 'not private';
+      get kind(): string { return 'getter'; }
+    }
+    class Short {
+      _k = 'private';
+      get k(): string { return 'getter'; }
+    }
+    expect(jsonSafe(new WithMethod())).toStrictEqual({ _run: 'field' });
+    expect(jsonSafe(new WithGetter())).toStrictEqual({ kind: 'private' });
+    expect(jsonSafe(both)).toStrictEqual({ _kind: 'private', kind: 'own' });
+    expect(jsonSafe(new Prefixed())).toStrictEqual({ xkind: 'not private' });
+    expect(jsonSafe(new Short())).toStrictEqual({ k: 'private' });
+  });
+
+  it('copies an object whose prototype chain ends without Object.prototype, and keeps a field named ___proto__', () => {
+    const base = Object.create(null) as object;
+    const odd = Object.create(base) as Record<string, unknown>;
+    odd._x = 1;
+    expect(jsonSafe({ odd })).toStrictEqual({ odd: { _x: 1 } });
+    class Holder {
+      ___proto__ = 'kept';
+    }
+    expect(jsonSafe(new Holder())).toStrictEqual({ ___proto__: 'kept' });
+  });
+
+  it('cuts nesting at 24 levels through arrays and through toJSON too', () => {
+    const arrays = (depth: number): unknown => (depth === 0 ? 'leaf' : [arrays(depth - 1)]);
+    const viaToJSON = (depth: number): unknown => (depth === 0 ? 'leaf' : { toJSON: () => viaToJSON(depth - 1) });
+    expect(JSON.stringify(jsonSafe(arrays(24)))).toContain('leaf');
+    expect(JSON.stringify(jsonSafe(arrays(40)))).not.toContain('leaf');
+    expect(JSON.stringify(jsonSafe(viaToJSON(24)))).toContain('leaf');
+    expect(JSON.stringify(jsonSafe(viaToJSON(40)))).toContain('[Truncated]');
+  });
+
+  it('leaves out a key whose value JSON cannot hold, and a __proto__ key never becomes the copy\'s prototype', () => {
+    const out = jsonSafe({ fn: () => 1, gone: undefined, kept: 1 }) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(['kept']);
+    const hostile = jsonSafe(JSON.parse('{"__proto__": {"polluted": true}, "ok": 2}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(hostile)).toBe(Object.prototype);
+    expect(hostile.polluted).toBeUndefined();
+    const empty = jsonSafe(JSON.parse('{"": 1}')) as Record<string, unknown>;
+    expect(empty).toStrictEqual({ '': 1 });
+  });
+
+  it('activityJson adds no bot to a relatesTo that names neither bot nor agent', () => {
+    expect(Object.keys(activityJson({ relatesTo: { conversation: { id: 'c' } } })?.relatesTo as object)).toEqual(['conversation']);
+  });
+});
