@@ -27,7 +27,6 @@ export class DeferredTasks {
   run(): void {
     this.scheduled = false;
     const tasks = this.tasks;
-    if (tasks.length === 0) return;
     this.tasks = [];
     for (const task of tasks) {
       try {

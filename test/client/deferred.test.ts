@@ -54,6 +54,22 @@ describe('deferred tasks', () => {
     expect(runs).toBe(2);
   });
 
+  it('run a task pushed by a running task on a later turn, also when several were waiting', async () => {
+    const tasks = new DeferredTasks(() => undefined);
+    const ran: string[] = [];
+    tasks.push(() => {
+      ran.push('first');
+      tasks.push(() => void ran.push('pushed'));
+    });
+    tasks.push(() => void ran.push('second'));
+    tasks.push(() => void ran.push('third'));
+    await nextTurn();
+    expect(ran).toEqual(['first', 'second', 'third']);
+    expect(tasks.length).toBe(1);
+    await nextTurn();
+    expect(ran).toEqual(['first', 'second', 'third', 'pushed']);
+  });
+
   it('run a task pushed by a running task on a later turn, not lost', async () => {
     const tasks = new DeferredTasks(() => undefined);
     const ran: string[] = [];
