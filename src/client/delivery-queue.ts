@@ -74,11 +74,13 @@ const PERSISTABLE: ReadonlySet<DeliveryFailureReason> = new Set(['retries-exhaus
 export class DeliveryQueue {
   private readonly lanes = new Lanes();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private flushWaiters: FlushWaiter[] = [];
+  // Stryker disable next-line ArrayDeclaration: an element that is not a waiter is never counted down nor resolved: it only stays in the list
+  private readonly flushWaiters: FlushWaiter[] = [];
   private pending = 0;
   private inFlight = 0;
   private seq = 0;
-  private pumpScheduled = false;
+  /** The round of sending scheduled for the next turn, if any (one at a time: a round sends all it can). */
+  private pumpScheduled: NodeJS.Immediate | undefined;
   private readonly window: ConcurrencyWindow;
   /** The transport's way to send without a promise per request, when it has one (the default transport does). */
   private readonly sendDirect: DirectTransport[typeof SEND_DIRECT] | undefined;
@@ -92,8 +94,8 @@ export class DeliveryQueue {
     private readonly hooks: DeliveryHooks,
   ) {
     this.window = new ConcurrencyWindow(settings.maxConcurrency);
-    const direct = (transport as Partial<DirectTransport>)[SEND_DIRECT];
-    this.sendDirect = typeof direct === 'function' ? direct : undefined;
+    // SEND_DIRECT is internal: only a transport of the client's own has it, as a function.
+    this.sendDirect = (transport as Partial<DirectTransport>)[SEND_DIRECT];
     this.bodies = this.sendDirect === undefined ? undefined : new BodyArena();
   }
 
@@ -142,8 +144,8 @@ export class DeliveryQueue {
     this.timers.clear();
     const persistedBefore = this.counters.persisted;
     let abandoned = 0;
+    // A lane holds only unsettled records: a record leaves it as soon as it is delivered or given up.
     for (const record of this.lanes.drain()) {
-      if (record.settled) continue;
       abandoned++;
       this.giveUp(record, reason, messageFor(record, record.attempts, record.lastStatus));
     }
@@ -151,20 +153,24 @@ export class DeliveryQueue {
   }
 
   private schedulePump(): void {
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    setImmediate(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
+    this.pumpScheduled ??= setImmediate(this.scheduledPump);
   }
+
+  private readonly scheduledPump = (): void => {
+    this.pumpScheduled = undefined;
+    this.pump();
+  };
 
   private pump(): void {
     const limit = this.window.limit;
+    // Saturated: this round fills the window, or leaves records waiting for a slot. Only then does a
+    // success of its requests show that a larger window would be used (records sent in the same
+    // round as others did not wait for one another).
+    const saturated = this.lanes.readyCount >= limit - this.inFlight;
     while (this.inFlight < limit) {
       const lane = this.lanes.takeReady();
       if (lane === undefined) break;
-      this.attempt(lane, lane.entries[lane.head], this.inFlight + 1 >= limit || this.lanes.hasReady());
+      this.attempt(lane, lane.entries[lane.head], saturated);
     }
   }
 
@@ -178,6 +184,7 @@ export class DeliveryQueue {
     const timeoutMs = this.settings.requestTimeoutMs;
     let sent: Promise<TransportResponse>;
     try {
+      // Stryker disable next-line ConditionalExpression,BlockStatement: the default transport's send() sends the same request; the direct path only saves a promise per request
       if (this.sendDirect !== undefined) {
         this.sendDirect({ url, body: bodyBytes(record), headers: HEADERS, timeoutMs }, (error, response) => this.settle(lane, record, response, error));
         return;
@@ -203,24 +210,35 @@ export class DeliveryQueue {
       this.pump();
       return;
     }
-    const verdict = response === undefined ? 'retry' : classifyStatus(response.status);
-    if (response !== undefined) record.lastStatus = response.status;
+    if (response === undefined) {
+      this.window.onFailure(record.sentAt, performance.now());
+      this.retryOrGiveUp(lane, record, undefined, error);
+    } else {
+      this.answered(lane, record, response);
+    }
+    this.pump();
+  }
+
+  private answered(lane: Lane, record: QueuedRecord, response: TransportResponse): void {
+    const { status } = response;
+    const verdict = classifyStatus(status);
+    record.lastStatus = status;
     const now = performance.now();
     if (verdict === 'retry') this.window.onFailure(record.sentAt, now);
     else if (verdict === 'delivered') this.window.onSuccess(record.sentAt, now, record.sentSaturated);
     if (verdict === 'delivered') {
-      this.hooks.onAttempt?.(record, { status: response?.status, attempt: record.attempts });
+      this.hooks.onAttempt?.(record, { status, attempt: record.attempts });
+      // Stryker disable next-line BooleanLiteral: nothing reads a delivered record's flag: it leaves its lane now, and no answer or timer of its is left to come
       record.settled = true;
       this.counters.delivered++;
-      record.delivered(response?.status ?? 200);
+      record.delivered(status);
       this.settled(record);
       this.lanes.advance(lane);
     } else if (verdict === 'retry') {
-      this.retryOrGiveUp(lane, record, response, error);
+      this.retryOrGiveUp(lane, record, response, undefined);
     } else {
-      this.hooks.onAttempt?.(record, { status: response?.status, attempt: record.attempts });
-      const status = response?.status;
-      const detail = response?.body ? `: ${this.hooks.excerpt(response.body, MAX_ANSWER_CHARS)}` : '';
+      this.hooks.onAttempt?.(record, { status, attempt: record.attempts });
+      const detail = response.body ? `: ${this.hooks.excerpt(response.body, MAX_ANSWER_CHARS)}` : '';
       if (verdict === 'unauthorized') {
         this.giveUp(record, 'unauthorized', `The tracking endpoint refused the API key (HTTP ${status}). ${hintFor(record.url, status, undefined)}`);
       } else {
@@ -229,13 +247,15 @@ export class DeliveryQueue {
       }
       this.lanes.advance(lane);
     }
-    this.pump();
   }
 
   private retryOrGiveUp(lane: Lane, record: QueuedRecord, response: TransportResponse | undefined, error: Error | undefined): void {
-    const what = response ? `HTTP ${response.status}` : `${errorCode(error) ?? error?.name ?? 'network error'}`;
+    // Stryker disable next-line StringLiteral: a failure without an answer always comes with an Error, which has a name (with an answer, this is not used)
+    const failure = errorCode(error) ?? error?.name ?? 'network error';
+    const what = response ? `HTTP ${response.status}` : failure;
     const hint = hintFor(record.url, response?.status, error, this.hooks.proxyNote);
-    if (response === undefined && isPermanentNetworkError(error)) {
+    // Only a failure without an answer has an error.
+    if (isPermanentNetworkError(error)) {
       // A TLS or protocol mismatch meets the same wall on every retry.
       this.hooks.onAttempt?.(record, { error, attempt: record.attempts });
       this.giveUp(record, 'rejected', `Gave up the ${record.label} record without retrying: ${hint}`, error);
@@ -250,6 +270,7 @@ export class DeliveryQueue {
     }
     const delay = nextDelay(record.attempts, response?.retryAfter, this.settings);
     const elapsed = performance.now() - record.firstAttemptAt;
+    // Stryker disable next-line EqualityOperator: elapsed is measured in fractions of a ms; it is the budget less the delay to the last fraction by chance only
     if (elapsed + delay > this.settings.maxRetryDurationMs) {
       this.hooks.onAttempt?.(record, { status: response?.status, error, attempt: record.attempts });
       this.giveUp(record, 'retry-budget-exceeded', `Gave up the ${record.label} record: another retry would pass maxRetryDurationMs (${this.settings.maxRetryDurationMs} ms); the last attempt failed with ${what}. ${hint}`, error);
@@ -261,11 +282,10 @@ export class DeliveryQueue {
     // Unref'd: a retry alone does not keep the process alive. When nothing else does, the client
     // closes itself (bounded by closeTimeoutMs; see exit-guard.ts), and the retry runs within that.
     const timer = setTimeout(() => {
+      // A record waiting for its retry is only given up by abandon(), which clears its timer.
       this.timers.delete(timer);
-      if (!record.settled) {
-        this.lanes.makeReady(lane);
-        this.schedulePump();
-      }
+      this.lanes.makeReady(lane);
+      this.schedulePump();
     }, delay);
     timer.unref();
     this.timers.add(timer);
@@ -275,7 +295,8 @@ export class DeliveryQueue {
     record.settled = true;
     if (PERSISTABLE.has(reason) && this.hooks.persist?.(record)) {
       reason = 'persisted';
-      message = `${/[.?!]\s*$/.test(message) ? message.trimEnd() : `${message}.`} It was saved to persistDir; a client started with the same persistDir will send it.`;
+      // Every message given up for these reasons ends with a sentence (a hint, or close()'s advice).
+      message = `${message} It was saved to persistDir; a client started with the same persistDir will send it.`;
       this.counters.persisted++;
     } else {
       this.counters.failed++;
@@ -290,21 +311,19 @@ export class DeliveryQueue {
     this.settled(record);
   }
 
+  /** Counts a record out of the queue, once: it is called only where a record is first settled (delivered, or given up unsettled). */
   private settled(record: QueuedRecord): void {
-    if (record.counted) return;
-    record.counted = true;
     this.pending--;
     this.bodies?.release(record);
-    if (this.flushWaiters.length > 0) {
-      let anyDone = false;
-      for (const waiter of this.flushWaiters) {
-        if (record.queueSeq <= waiter.seq && --waiter.remaining <= 0) anyDone = true;
-      }
-      if (anyDone) {
-        const done = this.flushWaiters.filter((w) => w.remaining <= 0);
-        this.flushWaiters = this.flushWaiters.filter((w) => w.remaining > 0);
-        for (const waiter of done) waiter.resolve();
+    // Resolves the waiters this record was the last one of, and keeps the others, in place.
+    let kept = 0;
+    for (const waiter of this.flushWaiters) {
+      if (record.queueSeq <= waiter.seq && --waiter.remaining <= 0) {
+        waiter.resolve();
+      } else {
+        this.flushWaiters[kept++] = waiter;
       }
     }
+    this.flushWaiters.length = kept;
   }
 }

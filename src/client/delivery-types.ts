@@ -60,8 +60,6 @@ export class QueuedRecord implements BodyHolder {
   settled = false;
   /** Whether the window was full or records were waiting when the current attempt was sent. */
   sentSaturated = false;
-  /** Counted out of the queue's size (once). */
-  counted = false;
   /** Where the body's bytes are, once queued for a transport that sends bytes (bodies.ts). */
   slab: BodyHolder['slab'] = undefined;
   offset = 0;

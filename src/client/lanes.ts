@@ -47,6 +47,11 @@ export class Lanes {
     return this.readyHead < this.ready.length;
   }
 
+  /** How many lanes are waiting for a slot. */
+  get readyCount(): number {
+    return this.ready.length - this.readyHead;
+  }
+
   /** The next lane waiting for a slot, now active; `undefined` when none waits. */
   takeReady(): Lane | undefined {
     while (this.readyHead < this.ready.length) {

@@ -344,6 +344,19 @@ describe('a process that runs out of work', () => {
     expect(timers()).toBe(before);
   });
 
+  it('with two requests in flight, one answered, still closes the client at the deadline for the other', async () => {
+    sink.behave((request) => (request.body.userId === 'quick' ? { delayMs: 50 } : { delayMs: 60_000 }));
+    const c = client({ closeTimeoutMs: 300 });
+    const quick = c.sms.logIncoming({ text: 'a', userId: 'quick' });
+    const stuck = rejection(c.sms.logIncoming({ text: 'b', userId: 'stuck' }));
+    await sleep(30);
+    expect(c.stats().inFlight).toBe(2);
+    process.emit('beforeExit', 0);
+    await expect(quick).resolves.toMatchObject({ status: 'delivered' });
+    const outcome = await Promise.race([stuck, sleep(3_000).then(() => 'still waiting')]);
+    expect(outcome).toMatchObject({ reason: 'close-deadline' });
+  });
+
   it('leaves an idle client open, and stops watching until it has records again', async () => {
     const before = exitListeners();
     const c = client();

@@ -200,6 +200,35 @@ describe('a client whose first round trip filled its window', () => {
   });
 });
 
+describe('a client whose first round trip did not fill its window, or was refused', () => {
+  /** How many requests of a burst of 48 users reach the endpoint before its first answer could have come back, after a first round trip of `users` records answered `status`. */
+  async function firstWaveAfter(users: number, status: number): Promise<number> {
+    const arrivals: number[] = [];
+    const sink = await startSink((_request, index) => {
+      arrivals.push(performance.now());
+      return { delayMs: 150, status: index < users ? status : 200 };
+    });
+    try {
+      const client = new TrackingClient({ apiKey: 'k-fill-2', baseUrl: sink.url, logger: false });
+      await Promise.allSettled(Array.from({ length: users }, (_, u) => client.sms.logIncoming({ text: 'first', userId: `u${u}` })));
+      arrivals.length = 0;
+      await Promise.all(Array.from({ length: 48 }, (_, u) => client.sms.logIncoming({ text: 'second', userId: `u${u}` })));
+      await client.close();
+      return arrivals.filter((t) => t < arrivals[0] + 120).length;
+    } finally {
+      await sink.close();
+    }
+  }
+
+  it('keeps its window of 16 for the next burst when the first round trip left it room (15 records)', async () => {
+    expect(await firstWaveAfter(15, 200)).toBe(16);
+  });
+
+  it('keeps its window of 16 for the next burst when the endpoint refused the records that filled it (HTTP 400)', async () => {
+    expect(await firstWaveAfter(16, 400)).toBe(16);
+  });
+});
+
 describe('a client against an endpoint that struggles', () => {
   const failures: [string, Reply][] = [
     ['503', { status: 503, delayMs: 20 }],

@@ -91,6 +91,22 @@ describe.each(transports)('the delivery queue over %s', (_name, makeTransport) =
     await held;
   });
 
+  it('resolves a flush() only once the records logged before it are settled, not when an earlier flush() resolves', async () => {
+    answer((r) => ({ delayMs: r.body.text === 'slow' ? 400 : 10 }));
+    const c = client({ requestTimeoutMs: 5_000 });
+    const fast = c.sms.logIncoming({ text: 'fast', userId: 'u1' });
+    const earlier = c.flush();
+    const slow = c.sms.logIncoming({ text: 'slow', userId: 'u2' });
+    let laterFlushed = false;
+    const later = c.flush().then(() => void (laterFlushed = true));
+    await earlier;
+    await expect(fast).resolves.toMatchObject({ status: 'delivered' });
+    await sleep(50);
+    expect(laterFlushed).toBe(false);
+    await later;
+    await expect(slow).resolves.toMatchObject({ status: 'delivered' });
+  });
+
   it('resolves flush() at once when nothing is pending, and again after a second batch', async () => {
     const c = client();
     await c.flush();
@@ -272,6 +288,24 @@ describe('what the delivery queue says of a record it gives up', () => {
     }
   });
 
+  it('saved to persistDir when the retry budget ran out, and counted as saved at close() only for what its deadline gave up', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bca-queue-'));
+    try {
+      sink.behave((request) => (request.body.userId === 'slow' ? { delayMs: 2_000 } : { status: 503 }));
+      const c = client({ persistDir: dir, initialBackoffMs: 400, maxBackoffMs: 400, maxRetryDurationMs: 150, requestTimeoutMs: 5_000 });
+      const error = await failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+      expect(error).toMatchObject({ reason: 'persisted', status: 503, attempts: 1 });
+      expect(error.message).toMatch(/^Gave up the sms incoming record: another retry would pass maxRetryDurationMs \(150 ms\).* It was saved to persistDir; a client started with the same persistDir will send it\.$/);
+      // Another record is still in flight at close()'s deadline: only that one is counted as saved by close().
+      const late = failure(c.sms.logIncoming({ text: 'b', userId: 'slow' }));
+      await sleep(50);
+      await expect(c.close(100)).resolves.toMatchObject({ abandoned: 1, abandonedSaved: 1, stats: { persisted: 2, failed: 0 } });
+      await expect(late).resolves.toMatchObject({ reason: 'persisted' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('ignores the answer to a request still in flight when close() gave its record up', async () => {
     sink.behave(() => ({ delayMs: 300 }));
     const c = client();
@@ -280,7 +314,19 @@ describe('what the delivery queue says of a record it gives up', () => {
     await c.close(50);
     expect(await pending).toMatchObject({ reason: 'close-deadline' });
     await sleep(400); // the answer (200) came meanwhile
-    expect(c.stats()).toMatchObject({ delivered: 0, failed: 1, logged: 1 });
+    expect(c.stats()).toMatchObject({ delivered: 0, failed: 1, logged: 1, retried: 0 });
+    expect(sink.requests).toHaveLength(1);
+  });
+
+  it("ignores the answer of a transport of the user's own that comes after close() gave its record up", async () => {
+    const transport: Transport = { send: () => sleep(300).then(() => ({ status: 200 })) };
+    const c = client({ transport });
+    const pending = failure(c.sms.logIncoming({ text: 'a', userId: 'u' }));
+    await sleep(50);
+    await c.close(50);
+    expect(await pending).toMatchObject({ reason: 'close-deadline' });
+    await sleep(400);
+    expect(c.stats()).toMatchObject({ delivered: 0, failed: 1, logged: 1, retried: 0 });
   });
 });
 

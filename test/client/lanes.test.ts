@@ -28,7 +28,10 @@ describe('lanes', () => {
     expect(lanes.add('u', entry(1))).toBe(true);
     expect(lanes.hasReady()).toBe(true);
     expect(lanes.add('u', entry(2))).toBe(false);
+    // One lane waits for a slot, however many records it holds.
+    expect(lanes.readyCount).toBe(1);
     const lane = take(lanes);
+    expect(lanes.readyCount).toBe(0);
     expect(lane.key).toBe('u');
     expect(lane.state).toBe('active');
     expect(numberOf(lane.entries[lane.head])).toBe(1);

@@ -142,6 +142,24 @@ describe('debug logging', () => {
     expect(attempt?.fields).toMatchObject({ attempt: 1, status: undefined, error: expect.any(String) });
   });
 
+  const lastAttempts: [string, () => void, TrackingClientOptions, string, Record<string, unknown>][] = [
+    ['refused (HTTP 400)', () => sink.behave(() => ({ status: 400 })), {}, 'sms incoming attempt 1: 400', { status: 400 }],
+    ['retries ran out without an answer', () => sink.behave(() => ({ reset: true })), { maxAttempts: 1 }, 'sms incoming attempt 1: no response', { error: expect.any(String) }],
+    ['the retry budget ran out without an answer', () => sink.behave(() => ({ reset: true })), { initialBackoffMs: 400, maxBackoffMs: 400, maxRetryDurationMs: 150 }, 'sms incoming attempt 1: no response', { error: expect.any(String) }],
+    ['a TLS endpoint answered in plain HTTP', () => undefined, { baseUrl: 'https' }, 'sms incoming attempt 1: no response', { error: expect.any(String) }],
+  ];
+
+  it.each(lastAttempts)('says how the last attempt of a record given up went (%s)', async (_kind, arrange, options, message, fields) => {
+    arrange();
+    const lines: Line[] = [];
+    const baseUrl = options.baseUrl === 'https' ? sink.url.replace('http:', 'https:') : sink.url;
+    const c = client({ debug: true, logger: capturingLogger(lines), ...options, baseUrl });
+    await expect(c.sms.logIncoming({ text: 'hello', userId: 'u' })).rejects.toBeInstanceOf(TrackingDeliveryError);
+    const attempts = lines.filter((l) => l.level === 'debug' && l.message.includes(' attempt '));
+    expect(attempts.map((l) => l.message)).toEqual([message]);
+    expect(attempts[0].fields).toMatchObject({ attempt: 1, ...fields });
+  });
+
   it('writes no debug line without debug', async () => {
     const lines: Line[] = [];
     const c = client({ debug: false, logger: capturingLogger(lines) });
