@@ -3,7 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { startTrackingEndpoint, type TrackingEndpoint, type TrackingEndpointOptions } from '../../src/endpoint/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
 export const KEY = 'test-key-1';
 
@@ -30,6 +32,27 @@ export function start(options: TrackingEndpointOptions = {}): Promise<TrackingEn
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'tracking-endpoint-'));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The two databases a file's endpoints run on, for `describe.each`: a SQLite file (`fileName`) in a
+ * temporary folder and a PostgreSQL test database, made before the file's tests and removed after.
+ * `database()` is read inside the tests, once they exist.
+ */
+export function bothDatabases(fileName: string): { name: string; database: () => string }[] {
+  let pg: TestDatabase | undefined;
+  let folder: { dir: string; cleanup: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    [pg, folder] = await Promise.all([createTestDatabase(), tempDir()]);
+  });
+  afterAll(async () => {
+    await pg?.drop();
+    await folder?.cleanup();
+  });
+  return [
+    { name: 'SQLite', database: () => join(folder!.dir, fileName) },
+    { name: 'PostgreSQL', database: () => pg!.url },
+  ];
 }
 
 export interface Answer {

@@ -3,12 +3,10 @@
  * (test/helpers/dataset.ts: its VISITS list says who came when and did what), on SQLite and on
  * PostgreSQL alike, through the read API over HTTP.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrackingEndpoint } from '../../../src/endpoint/index.js';
 import { DATASET_KEY, OTHER_BOT_KEY, WEEK0, loadDataset } from '../../helpers/dataset.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.js';
-import { request, start, tempDir } from '../helpers.js';
+import { bothDatabases, request, start } from '../helpers.js';
 
 const DAY = 86_400_000;
 const week = (n: number) => new Date(WEEK0 + n * 7 * DAY).toISOString();
@@ -16,20 +14,9 @@ const day = (w: number, d: number) => new Date(WEEK0 + (w * 7 + d) * DAY).toISOS
 /** The pizza bot only (the dataset also holds one visit of another bot). */
 const PIZZA = 'bot=pizza&from=2026-09-07&to=2026-10-05';
 
-let pg: TestDatabase;
-let folder: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  [pg, folder] = await Promise.all([createTestDatabase(), tempDir()]);
-});
-afterAll(async () => {
-  await pg?.drop();
-  await folder?.cleanup();
-});
+const DATABASES = bothDatabases('analytics.db');
 
-describe.each([
-  { name: 'SQLite', database: () => join(folder.dir, 'analytics.db') },
-  { name: 'PostgreSQL', database: () => pg.url },
-])('the analytics views on $name', ({ database }) => {
+describe.each(DATABASES)('the analytics views on $name', ({ database }) => {
   let endpoint: TrackingEndpoint;
   const get = async (path: string) => {
     const res = await request(endpoint, path);

@@ -2,30 +2,17 @@
  * The conversations list narrowed by platform: a conversation is listed when any of its entries is
  * on the platform asked, not only its latest one; on SQLite and PostgreSQL alike.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrackingEndpoint } from '../../../src/endpoint/index.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.js';
-import { KEY, Q, request, start, tempDir, track } from '../helpers.js';
+import { bothDatabases, KEY, Q, request, start, track } from '../helpers.js';
 
-let pg: TestDatabase;
-let folder: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  [pg, folder] = await Promise.all([createTestDatabase(), tempDir()]);
-});
-afterAll(async () => {
-  await pg?.drop();
-  await folder?.cleanup();
-});
+const DATABASES = bothDatabases('conversations.db');
 
 const said = (userId: string, conversation: string, at: string, text: string) => ({
   text, userId, platformJson: { timestamp: at, channelId: 'webchat', conversation: { id: conversation }, from: { id: userId } },
 });
 
-describe.each([
-  { name: 'SQLite', database: () => join(folder.dir, 'conversations.db') },
-  { name: 'PostgreSQL', database: () => pg.url },
-])('conversations by platform on $name', ({ database }) => {
+describe.each(DATABASES)('conversations by platform on $name', ({ database }) => {
   let endpoint: TrackingEndpoint;
   const listed = async (query: string) => {
     const res = await request(endpoint, `/api/conversations?${query}`);

@@ -2,31 +2,18 @@
  * Search ignores case the same way on SQLite and PostgreSQL, accented and other non-ASCII letters
  * included (SQLite's own LIKE folds ASCII only), and takes `%`, `_` and `\` literally.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrackingEndpoint } from '../../../src/endpoint/index.js';
 import { OTHER_UPPER_CASE, upperCasesOf } from '../../../src/endpoint/read/fold.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.js';
-import { KEY, Q, request, start, tempDir, track } from '../helpers.js';
+import { bothDatabases, KEY, Q, request, start, track } from '../helpers.js';
 
-let pg: TestDatabase;
-let folder: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  [pg, folder] = await Promise.all([createTestDatabase(), tempDir()]);
-});
-afterAll(async () => {
-  await pg?.drop();
-  await folder?.cleanup();
-});
+const DATABASES = bothDatabases('search.db');
 
 const said = (userId: string, name: string | undefined, text: string) => ({
   text, userId, platformJson: { channelId: 'webchat', conversation: { id: `${userId}-c` }, from: { id: userId, ...(name === undefined ? {} : { name }) } },
 });
 
-describe.each([
-  { name: 'SQLite', database: () => join(folder.dir, 'search.db') },
-  { name: 'PostgreSQL', database: () => pg.url },
-])('search on $name', ({ database }) => {
+describe.each(DATABASES)('search on $name', ({ database }) => {
   let endpoint: TrackingEndpoint;
   /** The texts found, waiting for the views to catch up with what was acknowledged (at most 5 s). */
   const found = async (query: string, expected: number): Promise<string[]> => {
