@@ -9,7 +9,8 @@
 // When Stryker fails (its dry run found a failing test, a config error, a crash…) it prints no
 // scores and exits non-zero: the report is deleted before each run, so an old one is never read.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { modulesIn } from './modules.mjs';
 import { join, relative } from 'node:path';
 
 // `--tests a,b`: only these test files or folders run (faster; a module's score can only be lower
@@ -23,12 +24,7 @@ if (args.length === 0 || args.includes('--help')) {
 const files = [];
 for (const arg of args) {
   if (!existsSync(arg)) { console.error(`No such file or folder: ${arg}`); process.exit(2); }
-  if (statSync(arg).isDirectory()) {
-    for (const name of readdirSync(arg, { recursive: true })) {
-      const path = join(arg, String(name));
-      if (path.endsWith('.ts') && !path.endsWith('.d.ts') && !path.endsWith('/index.ts') && statSync(path).isFile()) files.push(path);
-    }
-  } else files.push(arg);
+  files.push(...modulesIn(arg));
 }
 if (files.length === 0) { console.error(`No module to mutate in: ${args.join(' ')}`); process.exit(2); }
 const slot = `run-${process.pid}`;

@@ -4,8 +4,8 @@
 // `mutation-scores` markers: each module with its score, three to a row, and a summary line) and the
 // full one (detected, survived, not covered, ignored, when measured) in docs/mutation.md.
 // `--print` shows the README's table without writing anything.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { modulesIn } from './modules.mjs';
 
 const SCORES = 'docs/mutation-scores.json';
 const START = '<!-- mutation-scores:start -->';
@@ -22,12 +22,6 @@ if (!existsSync(SCORES)) {
 const SCOPE = ['src/protocol', 'src/client', 'src/middleware', 'src/endpoint/http', 'src/endpoint/api', 'src/endpoint/store', 'src/cli/csv.ts', 'src/cli/import-rows.ts', 'src/cli/timestamp.ts'];
 // Files Stryker finds no mutant in: types only, or (transport.ts) types and constants marked equivalent.
 const NO_MUTANTS = new Set(['src/protocol/types.ts', 'src/client/client-types.ts', 'src/client/transport.ts', 'src/middleware/sdk-types.ts', 'src/endpoint/store/schema.ts']);
-function modulesIn(path) {
-  if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path, { recursive: true }).map((name) => join(path, String(name)))
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('/index.ts') && statSync(file).isFile());
-}
 const recorded = JSON.parse(readFileSync(SCORES, 'utf8'));
 // A score of a module that no longer exists (moved or split) says nothing about today's code.
 const gone = Object.keys(recorded).filter((file) => !existsSync(file));
