@@ -81,3 +81,87 @@ describe('a full queue with persistDir', () => {
     expect(savedLines()).toEqual([]);
   });
 });
+
+/** Saves `count` sms records of user `saved-u` as an earlier process would have; returns the file's size. */
+function saveBacklog(count: number): number {
+  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, i + 1], body: { text: `saved ${i}`, userId: 'saved-u' } }));
+  fs.writeFileSync(path.join(dir, 'records-1-earlier.ndjson'), `${lines.join('\n')}\n`);
+  return fs.statSync(path.join(dir, 'records-1-earlier.ndjson')).size;
+}
+
+async function waitFor(check: () => boolean, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** How a promise has settled within `ms`: its rejection, or 'unsettled'. */
+const rejectionWithin = (promise: Promise<unknown>, ms = 500) =>
+  Promise.race([promise.then(() => 'resolved', (e: unknown) => e), new Promise((r) => setTimeout(() => r('unsettled'), ms))]);
+
+describe('records held behind their user’s saved records (a replay under way)', () => {
+  // maxQueueSize 4: the replay queues one saved record a turn and leaves one place free; with the
+  // endpoint slow, three of saved-u's records end up queued, and the rest wait on disk.
+  async function replayUnderWay(options: (backlogBytes: number) => TrackingClientOptions = () => ({})) {
+    const backlogBytes = saveBacklog(10);
+    sink.behave(() => ({ delayMs: 5_000 }));
+    const errors: TrackingError[] = [];
+    const c = client({ maxQueueSize: 4, maxConcurrency: 1, onError: (e) => errors.push(e), ...options(backlogBytes) });
+    // saved-u still has saved records waiting: this one is held behind them.
+    const held = c.sms.logIncoming({ text: 'live', userId: 'saved-u' });
+    await waitFor(() => c.stats().inFlight === 1 && c.stats().queued === 3);
+    return { c, held, errors };
+  }
+
+  it('counts held records against maxQueueSize: with queued and held records making exactly maxQueueSize, the next record is saved, not queued', async () => {
+    const { c } = await replayUnderWay();
+    // Three queued (one in flight) and one held: the queue itself has room for one more.
+    expect(c.stats()).toMatchObject({ queued: 3, inFlight: 1, persisted: 0 });
+    const refused = c.sms.logIncoming({ text: 'other', userId: 'v' });
+    expect(c.stats()).toMatchObject({ queued: 3, inFlight: 1, persisted: 1, dropped: 0 });
+    const error = (await refused.catch((e: unknown) => e)) as TrackingDeliveryError;
+    expect(error).toMatchObject({ reason: 'persisted' });
+    expect(error.message).toBe(
+      `The tracking queue is full (maxQueueSize 4): ${sink.url}/track is not taking records as fast as they are logged; the sms incoming record was saved to persistDir and a client started with the same persistDir will send it.`,
+    );
+    expect(savedLines().filter((l) => (l.body as { text: string }).text === 'other')).toHaveLength(1);
+  });
+
+  it('when close() comes first, saves a held record after its user’s saved records, rejects it as persisted and counts it so', async () => {
+    const { c, held, errors } = await replayUnderWay();
+    await c.close(100);
+    const error = (await rejectionWithin(held)) as TrackingDeliveryError;
+    expect(error).toBeInstanceOf(TrackingDeliveryError);
+    expect(error.reason).toBe('persisted');
+    expect(error.message).toBe(
+      "The sms incoming record waited behind its user's records saved by an earlier process; the client closed first, so it was saved to persistDir after them, and a client started with the same persistDir will send them in order.",
+    );
+    expect(errors).toContain(error);
+    // Every record saved at close is reported as persisted, and counted once: the held one and the three queued saved ones.
+    expect(errors.filter((e) => (e as TrackingDeliveryError).reason === 'persisted')).toHaveLength(4);
+    expect(c.stats()).toMatchObject({ persisted: 4, failed: 0, dropped: 0 });
+    const texts = savedLines().map((l) => (l.body as { text: string }).text);
+    expect(texts).toHaveLength(11);
+    expect(texts.at(-1)).toBe('live');
+    expect(sink.requests.map((r) => r.body.text)).not.toContain('live');
+  });
+
+  it('when close() comes first and the held record cannot be saved (maxPersistBytes), gives it up as close-deadline, reports it and counts it failed', async () => {
+    // Room for the saved records written back at close (on a line of their own), not for one more record.
+    const { c, held, errors } = await replayUnderWay((backlogBytes) => ({ maxPersistBytes: backlogBytes + 20 }));
+    await c.close(100);
+    const error = (await rejectionWithin(held)) as TrackingDeliveryError;
+    expect(error).toBeInstanceOf(TrackingDeliveryError);
+    expect(error.reason).toBe('close-deadline');
+    expect(error.message).toBe(
+      "The sms incoming record waited behind its user's records saved by an earlier process, and could not be saved after them when the client closed (maxPersistBytes, or the disk); it was not sent.",
+    );
+    expect(errors).toContain(error);
+    expect(c.stats()).toMatchObject({ failed: 1, persisted: 3 });
+    const texts = savedLines().map((l) => (l.body as { text: string }).text);
+    expect(texts).toHaveLength(10);
+    expect(texts).not.toContain('live');
+  });
+});
