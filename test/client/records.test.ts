@@ -131,7 +131,18 @@ describe('bad input', () => {
     await small.close();
   });
 
-  it('refuses an unknown platform passed to track()', async () => {
-    await expect(client.track('slack' as never, 'incoming', { text: 't', userId: 'u' })).rejects.toMatchObject({ issues: [{ path: 'platform' }] });
+  it('refuses an unknown platform passed to track(), naming the platforms it knows', async () => {
+    const error = (await client.track('slack' as never, 'incoming', { text: 't', userId: 'u' }).catch((e: unknown) => e)) as TrackingValidationError;
+    expect(error).toBeInstanceOf(TrackingValidationError);
+    expect(error.issues).toEqual([{ path: 'platform', expected: 'one of sms, universal, directMessage, messenger', received: 'slack' }]);
+    expect(error.message).toBe('record does not conform to the tracking spec and was not sent: platform: expected one of sms, universal, directMessage, messenger, got slack');
+    expect(sink.requests).toEqual([]);
+  });
+
+  it('refuses a messenger outgoing record that is not an object, as it was given (no response body)', async () => {
+    await expect(client.messenger.logOutgoing(null as never)).rejects.toMatchObject({
+      name: 'TrackingValidationError',
+      issues: [{ path: '(root)', expected: 'an object', received: 'null' }],
+    });
   });
 });

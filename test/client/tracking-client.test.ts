@@ -343,3 +343,43 @@ describe('a deferred task that throws', () => {
     expect(lines).toEqual([{ level: 'warn', message: 'A deferred tracking task failed: mapping failed', fields: { reason: 'TrackingError', record: 'deferred' } }]);
   });
 });
+
+describe('a deferred task that throws null or undefined', () => {
+  it('is reported through onError as a TrackingError naming what was thrown', async () => {
+    const errors: TrackingError[] = [];
+    const c = client({ onError: (e) => errors.push(e) });
+    c.defer(() => {
+      throw null;
+    });
+    c.defer(() => {
+      throw undefined;
+    });
+    await c.flush();
+    expect(errors.map((e) => e.message)).toEqual(['A deferred tracking task failed: null', 'A deferred tracking task failed: undefined']);
+  });
+});
+
+describe('what the logger is told when there is no onError', () => {
+  it('a task deferred after close() is warned about as client-closed, with the label "deferred"', async () => {
+    const lines: Line[] = [];
+    const c = client({ logger: capturingLogger(lines) });
+    await c.close();
+    lines.length = 0;
+    c.defer(() => undefined);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: 'A record was logged after close(); it was not sent. Close the client after the bot stops taking turns.',
+        fields: { reason: 'client-closed', record: 'deferred' },
+      },
+    ]);
+  });
+
+  it('a record refused as invalid is warned about with its platform and type as the label', async () => {
+    const lines: Line[] = [];
+    const c = client({ logger: capturingLogger(lines) });
+    await expect(c.sms.logIncoming({ text: 'no user' } as never)).rejects.toBeInstanceOf(TrackingError);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'warn', fields: { reason: 'TrackingValidationError', record: 'sms incoming' } });
+  });
+});
