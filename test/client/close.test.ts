@@ -102,6 +102,37 @@ describe('close() and running turns', () => {
     await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
   });
 
+  it('goes on as soon as the last running turn ends, not at half its deadline', async () => {
+    const c = client();
+    const first = c.beginTurn();
+    const second = c.beginTurn();
+    const started = performance.now();
+    const closed = c.close(4_000);
+    await sleep(30);
+    first();
+    await sleep(30);
+    // One turn still runs: its record is taken.
+    const inTurn = c.sms.logOutgoing({ text: 'reply', userId: 'u' });
+    second();
+    await closed;
+    // Half of 4 000 ms would be 2 000.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await expect(inTurn).resolves.toMatchObject({ status: 'delivered' });
+  });
+
+  it('does not count a turn begun after close() started among those it waits for', async () => {
+    const c = client();
+    const running = c.beginTurn();
+    const started = performance.now();
+    const closed = c.close(4_000);
+    const late = c.beginTurn(); // never ended
+    await sleep(30);
+    running();
+    await closed;
+    expect(performance.now() - started).toBeLessThan(1_000);
+    late();
+  });
+
   it('counts the time spent waiting for turns into its deadline', async () => {
     sink.behave(() => ({ status: 503 }));
     const c = client({ maxAttempts: 1_000 });
@@ -223,6 +254,53 @@ describe('a process that runs out of work', () => {
     expect(line?.level).toBe('warn');
     await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
     expect(exitListeners()).toBe(before);
+  });
+
+  describe('with persistDir', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bca-close-'));
+    });
+    afterEach(async () => {
+      await Promise.all(clients.map((c) => c.close(500)));
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const savedTexts = () =>
+      fs
+        .readdirSync(dir)
+        .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n'))
+        .filter((l) => l.trim() !== '')
+        .map((l) => (JSON.parse(l) as { body: { text: string } }).body.text);
+
+    it('closes a client still re-sending saved records, and keeps for the next start those it has not re-sent', async () => {
+      const saved = Array.from({ length: 10 }, (_, i) => JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, i + 1], body: { text: `saved ${i}`, userId: 'saved-u' } }));
+      fs.writeFileSync(path.join(dir, 'records-1-earlier.ndjson'), `${saved.join('\n')}\n`);
+      const lines: Line[] = [];
+      const before = exitListeners();
+      // maxQueueSize 4: the replay queues one saved record every 100 ms.
+      const c = client({ persistDir: dir, maxQueueSize: 4, closeTimeoutMs: 500, logger: capturingLogger(lines) });
+      expect(exitListeners()).toBe(before + 1);
+      // Between two of the replay's turns: nothing queued, nothing in flight, saved records still to send.
+      const until = Date.now() + 5_000;
+      while (!(sink.requests.length >= 1 && c.stats().queued === 0 && c.stats().inFlight === 0) && Date.now() < until) await sleep(5);
+      expect(c.stats()).toMatchObject({ queued: 0, inFlight: 0 });
+      process.emit('beforeExit', 0);
+      await sleep(50);
+      expect(lines.find((l) => l.message.startsWith('process exiting: tracking closed: '))).toBeDefined();
+      await expect(c.sms.logIncoming({ text: 'b', userId: 'u' })).rejects.toMatchObject({ reason: 'client-closed' });
+      const sent = sink.requests.map((r) => r.body.text as string);
+      expect(sent.length).toBeLessThan(10);
+      expect([...sent, ...savedTexts()].sort()).toEqual(saved.map((_, i) => `saved ${i}`).sort());
+      expect(exitListeners()).toBe(before);
+    });
+
+    it('with nothing saved to re-send, watches for the end of the process only once it has a record', async () => {
+      const before = exitListeners();
+      const c = client({ persistDir: dir });
+      expect(exitListeners()).toBe(before);
+      await c.sms.logIncoming({ text: 'a', userId: 'u' });
+      expect(exitListeners()).toBe(before + 1);
+    });
   });
 
   it('waits for a request in flight instead of closing: the record is delivered and the client stays open', async () => {

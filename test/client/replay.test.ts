@@ -164,6 +164,18 @@ describe('re-sending what an earlier process saved', () => {
     ]);
   });
 
+  it("flush() waits for a record held behind its user's saved records: it resolves once that record is delivered, after them", async () => {
+    saveBacklog(6, 1);
+    // maxQueueSize 4: one saved record queued every 100 ms, so the live record is held for half a second.
+    const c = make({ maxQueueSize: 4 });
+    const live = c.sms.logIncoming({ text: 'live', userId: 'saved-u0' });
+    expect(c.stats().queued).toBe(1);
+    await c.flush();
+    expect(sink.requests.map((r) => r.body.text)).toEqual(['saved 0', 'saved 1', 'saved 2', 'saved 3', 'saved 4', 'saved 5', 'live']);
+    await expect(live).resolves.toMatchObject({ status: 'delivered' });
+    await c.close();
+  });
+
   it("re-sends each saved user's records on that user's lane: two users' records go out at once", async () => {
     saveBacklog(2, 2);
     sink.behave(() => ({ delayMs: 300 }));
