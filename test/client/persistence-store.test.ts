@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UndeliveredStore, type PersistedRecord } from '../../src/client/persistence.js';
 
 let dir: string;
@@ -104,6 +104,61 @@ describe('claiming what earlier processes left', () => {
     const claimed = new UndeliveredStore(dir, 1_000_000).claim(accept);
     expect(texts(claimed.records)).toEqual(['stale']);
     claimed.release([]);
+  });
+
+  it('leaves a live claim touched exactly 10 minutes ago alone', () => {
+    const claim = path.join(dir, `records-1-s.ndjson.claimed-${process.ppid}-aaaaaa`);
+    fs.writeFileSync(claim, `${JSON.stringify({ platform: 'sms', type: 'incoming', body: { text: 'ten minutes', userId: 'u' } })}\n`);
+    // On a whole second, so that the file's time holds it exactly.
+    const now = Math.floor(Date.now() / 1_000) * 1_000;
+    const tenMinutesAgo = new Date(now - 10 * 60_000);
+    fs.utimesSync(claim, tenMinutesAgo, tenMinutesAgo);
+    expect(fs.statSync(claim).mtimeMs).toBe(now - 10 * 60_000);
+    vi.useFakeTimers({ now, toFake: ['Date'] });
+    try {
+      expect(new UndeliveredStore(dir, 1_000_000).claim(accept).records).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(files()).toEqual([`records-1-s.ndjson.claimed-${process.ppid}-aaaaaa`]);
+  });
+
+  it('reads the claim wherever it is in the name: a file named only by the claim of a process that is gone is taken', () => {
+    fs.writeFileSync(path.join(dir, `.claimed-${deadPid()}-abcdef`), `${JSON.stringify({ platform: 'sms', type: 'incoming', body: { text: 'bare claim', userId: 'u' } })}\n`);
+    const claimed = new UndeliveredStore(dir, 1_000_000).claim(accept);
+    expect(texts(claimed.records)).toEqual(['bare claim']);
+    claimed.release([]);
+    expect(files()).toEqual([]);
+  });
+
+  it('never takes its own file: what it saved stays where it is', () => {
+    const store = new UndeliveredStore(dir, 1_000_000);
+    expect(store.save([record('mine')])).toBe(1);
+    const before = files();
+    const claimed = store.claim(accept);
+    expect(claimed.records).toEqual([]);
+    claimed.release([]);
+    expect(files()).toEqual(before);
+    expect(files()[0]).toMatch(/\.ndjson$/);
+  });
+
+  it('skips a claimed file it cannot read (a directory named like one), counted as unreadable, and reads the others', () => {
+    fs.mkdirSync(path.join(dir, 'records-1-a.ndjson'));
+    fs.writeFileSync(path.join(dir, 'records-2-b.ndjson'), `${JSON.stringify({ platform: 'sms', type: 'incoming', body: { text: 'readable', userId: 'u' } })}\n`);
+    const claimed = new UndeliveredStore(dir, 1_000_000).claim(accept);
+    expect(claimed.skipped).toEqual({ unreadable: 1 });
+    expect(texts(claimed.records)).toEqual(['readable']);
+    claimed.release([]);
+  });
+
+  it('finds nothing, and throws nothing, when the directory was removed from under it', () => {
+    const store = new UndeliveredStore(dir, 1_000_000);
+    fs.rmSync(dir, { recursive: true, force: true });
+    const claimed = store.claim(accept);
+    expect(claimed.records).toEqual([]);
+    expect(claimed.skipped).toEqual({});
+    expect(claimed.release([])).toBe(0);
+    expect(store.save([record('a')])).toBe(0);
   });
 
   it('keeps the files it claimed touched, so no other process takes them for dead', () => {
