@@ -10,7 +10,6 @@ import type { DeliveryQueue, TrackResult } from './delivery-queue.js';
 import { endpointOf } from './diagnose.js';
 import { TrackingDeliveryError } from './errors.js';
 import type { PersistedRecord, UndeliveredStore } from './persistence.js';
-import type { PlatformKind, RecordType } from '../protocol/index.js';
 import type { Replay } from './replay.js';
 import type { Reporter } from './reporter.js';
 
@@ -77,7 +76,7 @@ export class Intake {
     // little as possible (see bench/README.md, "endpoint down").
     const held = this.parts.replay()?.held() ?? 0;
     if (this.parts.queue.isFull || (held > 0 && this.parts.queue.size + held >= this.parts.maxQueueSize)) {
-      const persisted = this.saveForLater({ platform: target.platform, type: target.type, body: json, origin }, seq);
+      const persisted = this.saveForLater(target, json, origin, seq);
       if (persisted) this.parts.queue.counters.persisted++;
       else this.parts.queue.counters.dropped++;
       // A burst past the cap shares one error, and one rejected promise, per kind of refusal for a
@@ -158,12 +157,11 @@ export class Intake {
    * `persistDir` stays in the replay's files; any other is written with when it was logged.
    * Returns false when it could not be saved (`maxPersistBytes`, a failed write).
    */
-  saveForLater(record: { platform: PlatformKind; type: RecordType; body: string; origin?: QueuedRecord['origin'] }, seq: number): boolean {
+  saveForLater(target: RecordTarget, body: string, origin: QueuedRecord['origin'], seq: number): boolean {
     if (this.parts.store === undefined) return false;
-    const { origin } = record;
     // A record re-sent from persistDir (origin) came from the replay, which this client keeps for good.
     if (origin !== undefined && this.parts.replay()!.keep(origin.index)) return true;
-    const saved: PersistedRecord = { platform: record.platform, type: record.type, body: record.body, at: origin?.at ?? [this.startedAt, seq] };
+    const saved: PersistedRecord = { platform: target.platform, type: target.type, body, at: origin?.at ?? [this.startedAt, seq] };
     return this.parts.store.save([saved]) === 1;
   }
 

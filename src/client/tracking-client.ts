@@ -114,7 +114,7 @@ export class TrackingClient {
     this.queue = new DeliveryQueue(this.transport, this.options, {
       scrub: (text) => scrub(text, this.secrets),
       excerpt: (text, maxChars) => excerpt(text, maxChars, this.secrets),
-      persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater({ platform: record.platform, type: record.type, body: record.text, origin: record.origin }, record.seq),
+      persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater(record.target, record.text, record.origin, record.seq),
       safeCause: (error) => safeCause(error, this.secrets),
       onQuiet: () => this.guard.quiet(),
       onGiveUp: (error, record) => this.reporter.report(error, record.label),
