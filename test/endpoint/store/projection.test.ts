@@ -183,6 +183,27 @@ describe('when the views are built, and who waits for them (SQLite)', () => {
     });
   });
 
+  it('acknowledgements that wait for the views go on once the views are back under the bound, not after any batch', async () => {
+    const database = await sqlite.fresh();
+    await withStore(database, async (store) => {
+      const projection = projectionOf(store) as ProjectionParts & { backlog: number };
+      const plan = projection.plan;
+      projection.plan = () => ({ limit: 0, share: 0 });
+      await appendTogether(store, Array.from({ length: 5_100 }, (_, i) => msg({ user: `u${i % 50}`, at: T, text: `m${i}` })));
+      // Now a record costs 2 ms: the bound is 5,000 records, and a batch 25 (50 ms).
+      projection.msPerRecord = 2;
+      const waiting = store.append(msg({ user: 'waits', at: T }));
+      let behindAtAck = -1;
+      void waiting.then(() => (behindAtAck = projection.backlog));
+      expect(await settledWithin(waiting, 300)).toBe(false);
+      projection.plan = plan;
+      await waiting;
+      // Let go at 4,999 behind or fewer (then 1 more, its own), not at 5,075 after the first batch.
+      expect(behindAtAck).toBeGreaterThan(0);
+      expect(behindAtAck).toBeLessThanOrEqual(5_000);
+    });
+  });
+
   it('close adds to the views every record acknowledged before it, also those appended the moment before', async () => {
     const database = await sqlite.fresh();
     const { store } = await openStore({ database, log: () => undefined });

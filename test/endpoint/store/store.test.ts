@@ -274,6 +274,8 @@ describe('SQLite', () => {
       const health = await request(endpoint, '/healthz');
       expect(health.status).toBe(503);
       expect(health.body.error).toMatch(/^The database cannot write: records stored since .+ are not in the views yet \(database or disk is full\)\.$/);
+      // Tried again at each read and by itself, and said once.
+      expect(log.filter((line) => line.startsWith('tracking endpoint: cannot add records to the views now')).length).toBe(1);
       await sql.raw('pragma max_page_count = 1073741823').execute(backend.db);
       expect((await request(endpoint, '/api/summary')).body.records).toBe(30);
       expect((await request(endpoint, '/healthz')).status).toBe(200);
