@@ -4,10 +4,14 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutate.config.ts', related: true },
+  // related: false. With it on, static mutants (module-level code: a constant, a Set, a helper
+  // defined at load) were reported as survived although the tests kill them (checked by hand on
+  // ndjson-import.ts's TYPES and sessions.ts's keyOf; with it off, ndjson-import.ts went from 87.6%
+  // to 92.8% on fewer tests). Every other mutant runs only the tests that cover it either way.
+  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   plugins: ['@stryker-mutator/vitest-runner'],
   coverageAnalysis: 'perTest',
-  // Static mutants (code run at module load or in beforeAll) are tested with every related test,
+  // Static mutants (code run at module load or in beforeAll) are tested with every test of the run,
   // not ignored: see vitest.mutate.config.ts for why.
   ignoreStatic: false,
   reporters: ['clear-text', 'progress', 'json'],

@@ -24,7 +24,7 @@ import base from './vitest.config.js';
  *
  * Suites that run a scenario in beforeAll and assert on it in several tests: Stryker counts code
  * that runs outside a test (module load, beforeAll) as covering a "static" mutant, and for a static
- * mutant it runs every related test, since it cannot tell which one needs it. We keep that
+ * mutant it runs every test of the run, since it cannot tell which one needs it. We keep that
  * (`ignoreStatic: false` in stryker.config.mjs): ignoring static mutants would mark everything
  * those scenarios exercise as Ignored, which drops it from the score instead of testing it. It
  * costs time on modules with much module-level code, not correctness.
