@@ -35,7 +35,8 @@ describe('a line of an earlier version\'s data file', () => {
   it('is not a record when a field is missing or of another kind', () => {
     const bad: Record<string, unknown>[] = [
       { seq: 0 }, { seq: -1 }, { seq: 1.5 }, { seq: '3' }, { seq: 2 ** 53 }, { seq: undefined },
-      { receivedAt: 'yesterday' }, { receivedAt: 1_700_000_000_000 }, { receivedAt: undefined },
+      // 2025 is a number, though Date.parse('2025') is a date.
+      { receivedAt: 'yesterday' }, { receivedAt: 1_700_000_000_000 }, { receivedAt: 2025 }, { receivedAt: undefined },
       { type: 'other' }, { type: undefined },
       { platform: 5 }, { platform: undefined },
       { platformKind: 'pager' }, { platformKind: undefined },
@@ -80,6 +81,11 @@ describe('importing an earlier version\'s data file', () => {
       expect(await importNdjsonOnce(store, relative(process.cwd(), file))).toEqual({ file, records: 1, skipped: 0 });
       expect(await importNdjsonOnce(store, file)).toBeUndefined();
       expect(await store.count()).toBe(1);
+      // Another file is another source: imported too.
+      const other = join(folder.dir, 'other.ndjson');
+      await writeFile(other, `${line({ body: { text: 'other', userId: 'v' } })}\n`);
+      expect(await importNdjsonOnce(store, other)).toEqual({ file: other, records: 1, skipped: 0 });
+      expect(await store.count()).toBe(2);
     });
   });
 
