@@ -68,6 +68,15 @@ describe.each(DBS)('the views on $name', ({ fresh }) => {
       expect(await store.count()).toBe(5);
       expect(logged).toEqual([`tracking endpoint: record ${stored[2].seq} could not be added to the views (refused: bad entry); it is stored and /api/record?seq=${stored[2].seq} shows it, but the views leave it out.`]);
       expect(await marks(store)).toBe(0);
+      // Once the refused record is found, the views go back to batches: 600 more records take a few, not one each.
+      let batches = 0;
+      const stop = store.watch(() => batches++);
+      await appendTogether(store, Array.from({ length: 600 }, (_, i) => msg({ user: `v${i % 9}`, at: T, text: `after ${i}` })));
+      expect(await store.count()).toBe(605);
+      expect((await store.db.selectFrom('entries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n).toBe(604);
+      stop();
+      expect(batches).toBeGreaterThan(0);
+      expect(batches).toBeLessThan(30);
     });
   });
 
