@@ -86,7 +86,7 @@ export class TrackingClient {
     this.options = resolveOptions(options);
     const { debug, apiKey } = this.options;
     // The default logger writes every level: SafeLogger passes debug entries on only with debug on.
-    // Stryker disable next-line BooleanLiteral,StringLiteral: \`logger: false\` left to SafeLogger would make a target whose every call throws, and SafeLogger swallows what a logger throws: silent either way; and stderrLogger given an unknown level writes every level, as at 'debug'
+    // Stryker disable next-line BooleanLiteral,StringLiteral: `logger: false` left to SafeLogger would make a target whose every call throws, and SafeLogger swallows what a logger throws: silent either way; and stderrLogger given an unknown level writes every level, as at 'debug'
     const target = options.logger === false ? silentLogger : (options.logger ?? stderrLogger('debug'));
     this.secrets = new KnownSecrets(apiKey);
     this.log = new SafeLogger(target, this.secrets, debug);
