@@ -10,9 +10,10 @@
  *
  * When (the rules and their figures are in pace.ts): acknowledgements come first. The views are
  * built in batches of about `BATCH_MS` (a batch's fixed costs, a commit's page writes above all,
- * make small ones slow). While records arrive, the batches take the share of the time that keeping up needs, up to `KEEP_UP_SHARE`, and more once
- * the views are far behind; at `MAX_LAG_MS` of work behind, acknowledgements wait for them.
- * Whenever records stop arriving for a moment, batches follow one another (`plan`). A read waits
+ * make small ones slow). While records arrive, the batches take the share of the time that
+ * keeping up needs, up to `KEEP_UP_SHARE`, and more once the views are far behind; at
+ * `MAX_LAG_MS` of work behind, acknowledgements wait for them. Whenever records stop arriving
+ * for a moment, batches follow one another (`plan`). A read waits
  * until the views hold every record committed when it was asked (`caughtUp`), and they are then
  * built at once; watchers (the live page) are told after each batch. While the database cannot
  * write (a full disk, a lost connection), reads answer from the views as they stand, `failure`
