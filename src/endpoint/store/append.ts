@@ -46,17 +46,18 @@ export interface AppendHooks {
 export class AppendQueue {
   private queue: PendingAppend[] = [];
   private draining: Promise<void> | undefined;
-  /** When the last append arrived (ms, monotonic). */
+  /** When the last append arrived (ms, on `now`). */
   lastAppendAt = 0;
   /** The first of the failures since the last success, when the last batch failed because the database cannot write. */
   unavailable: { at: number; reason: string } | undefined;
 
-  constructor(private readonly backend: Backend, private readonly hooks: AppendHooks) {}
+  /** `now`: the monotonic clock `lastAppendAt` is read on (the projection's). */
+  constructor(private readonly backend: Backend, private readonly hooks: AppendHooks, private readonly now: () => number = () => performance.now()) {}
 
   /** Queues a record (already timestamped); resolves with it, numbered, once it is committed. */
   append(record: StoredRecord, json: string): Promise<StoredRecord> {
     const row = recordRow(record, json, this.backend.dialect);
-    this.lastAppendAt = performance.now();
+    this.lastAppendAt = this.now();
     return new Promise((resolve, reject) => {
       this.queue.push({ record, row, resolve, reject });
       this.draining ??= new Promise<void>((done) => setImmediate(done)).then(() => this.drain());

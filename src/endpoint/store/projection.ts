@@ -31,20 +31,54 @@ const POLL_MS = 25;
 /** How often, at most, the arrival rate is sampled (ms). */
 const SAMPLE_MS = 50;
 
+/**
+ * The clock and timers the projection paces itself by: the process's own (`processPacer`), or, in
+ * the tests that pin the pace, one they move by hand.
+ */
+export interface Pacer {
+  /** Monotonic time (ms). */
+  now(): number;
+  /** CPU time this process has used so far (ms). */
+  cpuMs(): number;
+  /** Calls `run` in `ms`, without keeping the process alive; returns what cancels it. */
+  after(ms: number, run: () => void): () => void;
+  /** Resolves once the I/O waiting now (acknowledgements, reads) has had its turn. */
+  yieldToIo(): Promise<void>;
+}
+
+/** The process's clock and timers. */
+export const processPacer: Pacer = {
+  now: () => performance.now(),
+  cpuMs() {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  },
+  after(ms, run) {
+    const timer = setTimeout(run, ms);
+    // Stryker disable next-line BlockStatement: a process that never closes its store may still exit (not observable inside the test process)
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+  yieldToIo: () => new Promise((resolve) => setImmediate(resolve)),
+};
+
 /** What the projection asks of the store. */
 export interface ProjectionOptions {
   log: (message: string) => void;
   /** Batches were added to the views. */
   projected: () => void;
-  /** When the last append arrived (performance.now()), and how many wait to be committed. */
+  /** When the last append arrived (`pacer.now()`), and how many wait to be committed. */
   appends: () => { lastAt: number; pending: number };
+  /** Its clock and timers (default: the process's). */
+  pacer?: Pacer;
 }
 
 /** The views of one store, and those waiting for them. */
 export class Projection {
   private running: Promise<void> | undefined;
   private again = false;
-  private timer: NodeJS.Timeout | undefined;
+  /** Cancels the planned run, while one is planned. */
+  private timer: (() => void) | undefined;
   private readonly readers: { target: number; resolve: () => void }[] = [];
   private readonly writers: (() => void)[] = [];
   /** Records acknowledged and not yet in the views (an estimate, made exact after each batch). */
@@ -54,18 +88,21 @@ export class Projection {
   /** Records committed since the arrival rate was last sampled; the rate (records/s, smoothed over about a second), and when. */
   private arrived = 0;
   private rate = 0;
-  private sampledAt = performance.now();
+  private sampledAt: number;
   /** Records to build one at a time, to find the one the database refuses. */
   private isolating = 0;
   private retryMs: number = RETRY_MS[0];
   private flushing = false;
   private closed = false;
   private readonly views: ViewWriter;
+  private readonly pacer: Pacer;
   /** Since when and why the views cannot be written, while they cannot. */
   failure: { at: number; reason: string } | undefined;
 
   constructor(private readonly backend: Backend, private readonly options: ProjectionOptions) {
     this.views = new ViewWriter(backend);
+    this.pacer = options.pacer ?? processPacer;
+    this.sampledAt = this.pacer.now();
   }
 
   /** `count` records were committed (0: some may have been, elsewhere): builds their views soon. */
@@ -81,7 +118,7 @@ export class Projection {
    */
   async caughtUp(): Promise<void> {
     const target = await this.backend.highestUnprojected();
-    // Stryker disable next-line ConditionalExpression,BlockStatement: a fast path; without it the read waits one run that finds nothing to build and lets it go
+    // Nothing behind: answered without a run.
     if (target === 0) return;
     await new Promise<void>((resolve) => {
       this.readers.push({ target, resolve });
@@ -105,7 +142,7 @@ export class Projection {
     this.kick(true);
     while (this.running) await this.running;
     this.closed = true;
-    clearTimeout(this.timer);
+    this.timer?.();
     for (const waiting of this.readers.splice(0)) waiting.resolve();
     for (const resolve of this.writers.splice(0)) resolve();
   }
@@ -122,9 +159,9 @@ export class Projection {
       this.again = true;
       return;
     }
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,BooleanLiteral: timing only: a wake-up with a look already planned runs then instead of now; what is built is the same
+    // A wake-up with a run already planned (a look, a pause, a retry) leaves it planned.
     if (this.timer !== undefined && !now) return;
-    clearTimeout(this.timer);
+    this.timer?.();
     this.timer = undefined;
     this.running = this.run().finally(() => {
       this.running = undefined;
@@ -137,18 +174,16 @@ export class Projection {
 
   /** Runs again in `ms` (unless something runs it sooner). */
   private later(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+    this.timer?.();
+    this.timer = this.pacer.after(ms, () => {
       this.timer = undefined;
       this.kick(true);
-    }, ms);
-    // Stryker disable next-line BlockStatement: a process that never closes its store may still exit (not observable inside the test process)
-    this.timer.unref();
+    });
   }
 
   /** The next transaction (pace.ts): how many records, and the share of the time the views take while records arrive. */
   private plan(): { limit: number; share: number } {
-    const now = performance.now();
+    const now = this.pacer.now();
     const since = now - this.sampledAt;
     // Stryker disable next-line EqualityOperator: a sample at exactly 50 ms or the next one, the same rate
     if (since >= SAMPLE_MS) {
@@ -166,11 +201,11 @@ export class Projection {
         this.again = false;
         const { limit, share } = this.plan();
         if (limit === 0) return this.later(LOOK_MS);
-        const started = performance.now();
-        const cpu = process.cpuUsage();
+        const started = this.pacer.now();
+        const cpu = this.pacer.cpuMs();
         const outcome = await this.views.project(limit);
-        const took = performance.now() - started;
-        const { user, system } = process.cpuUsage(cpu);
+        const took = this.pacer.now() - started;
+        const cpuMs = this.pacer.cpuMs() - cpu;
         if (this.failure !== undefined) this.options.log('tracking endpoint: records are added to the views again.');
         this.failure = undefined;
         this.retryMs = RETRY_MS[0];
@@ -181,7 +216,7 @@ export class Projection {
         }
         if (outcome > 0) {
           if (this.isolating > 0) this.isolating--;
-          this.msPerRecord = measuredCost(this.msPerRecord, (user + system) / 1000, outcome);
+          this.msPerRecord = measuredCost(this.msPerRecord, cpuMs, outcome);
           this.options.projected();
         }
         await this.settle();
@@ -190,7 +225,7 @@ export class Projection {
         // Stryker disable next-line EqualityOperator: at share 1 the pause is 0 ms, as the setImmediate below
         if (share < 1 && !this.urgent()) return this.later(pauseAfter(took, share));
         // Stryker disable next-line BlockStatement: timing only: lets acknowledgements and reads in between two batches
-        await new Promise((resolve) => setImmediate(resolve));
+        await this.pacer.yieldToIo();
       }
     } catch (error) {
       if (await this.refused(error)) this.kick(true);

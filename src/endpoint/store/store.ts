@@ -14,7 +14,7 @@ import { AppendQueue } from './append.js';
 import { StoreUnavailableError, type Backend } from './backend.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { importOnce } from './import.js';
-import { Projection } from './projection.js';
+import { Projection, processPacer, type Pacer } from './projection.js';
 import { recordOf } from './record-row.js';
 import { deleteBefore } from './retention.js';
 import type { Database } from './schema.js';
@@ -53,17 +53,19 @@ export class RecordStore implements StoredRecords {
   private stopWatching: (() => void) | undefined;
   private closed = false;
 
-  constructor(private readonly backend: Backend, log: (message: string) => void = () => undefined) {
+  /** `pacer`: the clock and timers the views are built by (tests that pin the pace give their own). */
+  constructor(private readonly backend: Backend, log: (message: string) => void = () => undefined, pacer: Pacer = processPacer) {
     this.dialect = backend.dialect;
     this.projection = new Projection(backend, {
       log,
       projected: () => this.notify(),
       appends: () => ({ lastAt: this.appends.lastAppendAt, pending: this.appends.pending }),
+      pacer,
     });
     this.appends = new AppendQueue(backend, {
       room: () => this.projection.room(),
       committed: (count) => this.projection.wake(count),
-    });
+    }, () => pacer.now());
     this.db = backend.gatedDb(() => this.projection.caughtUp());
     // What an earlier run acknowledged and did not add to the views (a crash), or another endpoint did.
     this.projection.wake();
