@@ -74,8 +74,13 @@ export class Intake {
     this.parts.queue.counters.logged++;
     // Checked before a queue entry and its promise exist: a record refused here allocates as
     // little as possible (see bench/README.md, "endpoint down").
-    const held = this.parts.replay()?.held() ?? 0;
-    if (this.parts.queue.isFull || (held > 0 && this.parts.queue.size + held >= this.parts.maxQueueSize)) {
+    const replay = this.parts.replay();
+    const held = replay?.held() ?? 0;
+    // A record to hold behind its user's saved ones is taken only while the held ones leave room
+    // in the queue for a saved record: else those saved records, which the held ones wait for,
+    // could never be queued. (What does not fit is saved to disk, after them.)
+    const holds = origin === undefined && replay !== undefined && replay.holds(laneKey);
+    if (this.parts.queue.isFull || (held > 0 && this.parts.queue.size + held >= this.parts.maxQueueSize) || (holds && held >= this.parts.maxQueueSize - 1)) {
       const persisted = this.saveForLater(target, json, origin, seq);
       if (persisted) this.parts.queue.counters.persisted++;
       else this.parts.queue.counters.dropped++;

@@ -50,6 +50,8 @@ export interface Replay {
    * any other user.
    */
   hold(userId: string, record: HeldRecord): boolean;
+  /** Whether a new record of `userId` would be held (`hold`). */
+  holds(userId: string): boolean;
   /** Records held now. */
   held(): number;
   /**
@@ -142,8 +144,10 @@ export function replaySaved(store: UndeliveredStore, target: ReplayTarget): Repl
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {
     if (stopped) return;
-    const room = target.maxQueueSize - target.queued();
-    const until = Math.min(records.length, next + Math.min(batch, Math.max(0, room - reserve)));
+    // Held records count against the queue's size (they are queued the moment their user's saved
+    // ones are), and as part of the room kept for live records (they are live ones).
+    const room = target.maxQueueSize - target.queued() - heldCount;
+    const until = Math.min(records.length, next + Math.min(batch, Math.max(0, room - Math.max(0, reserve - heldCount))));
     for (; next < until; next++) {
       const index = next;
       const record = records[index];
@@ -171,6 +175,7 @@ export function replaySaved(store: UndeliveredStore, target: ReplayTarget): Repl
       timer.unref();
     }
   };
+  const holds = (userId: string) => !finished && waiting.has(userId);
   // The first batch goes at once (ref'd for that one turn of the loop); the pacing after it never keeps the process alive.
   setImmediate(tick);
 
@@ -178,8 +183,9 @@ export function replaySaved(store: UndeliveredStore, target: ReplayTarget): Repl
     get active() {
       return !finished;
     },
+    holds,
     hold(userId, record) {
-      if (finished || !waiting.has(userId)) return false;
+      if (!holds(userId)) return false;
       const held = holding.get(userId) ?? [];
       held.push(record);
       holding.set(userId, held);

@@ -176,6 +176,26 @@ describe('re-sending what an earlier process saved', () => {
     await c.close();
   });
 
+  it("keeps a user's saved records before their new ones when the new ones alone would fill the queue: what does not fit goes to disk after them", async () => {
+    saveBacklog(3, 1);
+    // maxQueueSize 4 and 4 new records of the same user at start: holding all 4 would leave no room for the 3 saved ones.
+    const c = make({ maxQueueSize: 4 });
+    const live = [0, 1, 2, 3].map((i) => c.sms.logIncoming({ text: `live ${i}`, userId: 'saved-u0' }));
+    // The 4th is saved to disk (behind the saved ones): held records always leave room for a saved one.
+    await expect(live[3]).rejects.toMatchObject({ reason: 'persisted' });
+    await c.flush();
+    expect(sink.requests.map((r) => r.body.text)).toEqual(['saved 0', 'saved 1', 'saved 2', 'live 0', 'live 1', 'live 2']);
+    for (const record of live.slice(0, 3)) await expect(record).resolves.toMatchObject({ status: 'delivered' });
+    await c.close();
+    expect(savedLines()).toEqual(['live 3']);
+    // The next start sends it.
+    const next = make({ maxQueueSize: 4 });
+    await waitFor(() => sink.requests.length === 7);
+    await next.close();
+    expect(sink.requests.map((r) => r.body.text).slice(6)).toEqual(['live 3']);
+    expect(savedLines()).toEqual([]);
+  });
+
   it("re-sends each saved user's records on that user's lane: two users' records go out at once", async () => {
     saveBacklog(2, 2);
     sink.behave(() => ({ delayMs: 300 }));
