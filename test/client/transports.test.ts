@@ -423,6 +423,20 @@ describe('node:http transport: failures', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('times out a request that waits for a free connection (maxSockets) at its own timeoutMs, not once a connection frees up', async () => {
+    const server = await startServer((_req, res) => void setTimeout(() => res.end(), 600));
+    const transport = nodeHttp({ maxSockets: 1 });
+    const first = transport.send(post(`${server.origin}/`, '{}', {}, 5_000));
+    const started = Date.now();
+    const error = await rejection(transport.send(post(`${server.origin}/`, '{}', {}, 100)));
+    expect(error).toMatchObject({ code: 'ETIMEDOUT', message: 'tracking request timed out after 100 ms' });
+    expect(Date.now() - started).toBeLessThan(450);
+    expect((await first).status).toBe(200);
+    // The request that timed out is not sent once the connection is free.
+    await sleep(100);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('through SEND_DIRECT, calls done once with the timeout error, also when the body had started to arrive', async () => {
     const server = await startServer((_req, res) => {
       res.writeHead(500);

@@ -106,7 +106,11 @@ function exchangeOf(carrier: http.ClientRequest | http.IncomingMessage): Exchang
 }
 
 function onTimeout(exchange: Exchange): void {
-  exchange.req.destroy(timeoutError(exchange.timeoutMs));
+  const error = timeoutError(exchange.timeoutMs);
+  exchange.req.destroy(error);
+  // A request still waiting for a free connection (maxSockets) hears of its destruction only once
+  // it is given one: the timeout is reported now, and that later error is ignored (settled).
+  exchange.finish(error);
 }
 
 function onRequestError(this: http.ClientRequest, error: Error): void {
