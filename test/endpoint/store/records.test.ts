@@ -194,6 +194,28 @@ describe.each(DBS)('the store\'s API on $name', ({ name, fresh }) => {
     });
   });
 
+  it('imports a large source as it reads it, 500 records at a time, not all of it held in memory first', async () => {
+    await withStore(await fresh(), async (opened) => {
+      const backend = (opened as unknown as { backend: Backend }).backend;
+      let read = 0;
+      // Each numbering of a batch: how many records it numbers, and how many had been read by then.
+      const batches: [number, number][] = [];
+      const store = new RecordStore({ ...backend, allocateSeqs: (trx, count) => (batches.push([count, read]), backend.allocateSeqs(trx, count)) });
+      async function* source() {
+        for (let i = 0; i < 1_000; i++) {
+          read++;
+          yield { record: { ...universal('incoming', { text: `h${i}`, userId: `u${i % 3}` }), receivedAt: '2025-01-01T00:00:00.000Z' }, json: JSON.stringify({ text: `h${i}`, userId: `u${i % 3}` }) };
+        }
+      }
+      expect(await store.importOnce('history', source())).toBe(1_000);
+      // The first 500 are written before the 501st is read; exactly 1,000 leave no empty batch at the end.
+      expect(batches).toEqual([[500, 500], [500, 1_000]]);
+      expect(await store.count()).toBe(1_000);
+      // (Read through the views, so that they are built before the store's backend closes.)
+      expect((await store.db.selectFrom('entries').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n).toBe(1_000);
+    });
+  });
+
   it('imports nothing of a source that fails part way', async () => {
     await withStore(await fresh(), async (store) => {
       async function* failing() {
