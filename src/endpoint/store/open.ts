@@ -66,6 +66,7 @@ async function migrate(backend: Backend & { pool?: import('pg').Pool }): Promise
  * when the database cannot be reached or used, or a driver is not installed.
  */
 export async function openStore(options: StoreOptions): Promise<OpenedStore> {
+  // Stryker disable next-line ConditionalExpression,BooleanLiteral: only for the type: isPostgresUrl(false) tests the text "false", never a PostgreSQL URL
   const backend = options.database !== false && isPostgresUrl(options.database)
     ? await openPostgres({ url: options.database, log: options.log })
     : await openSqlite({ file: options.database === false ? ':memory:' : options.database, fsync: options.fsync ?? false });

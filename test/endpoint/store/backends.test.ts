@@ -57,7 +57,7 @@ describe('opening the store', () => {
     }
     const failure = await openStore({ database, log: silent }).then(() => undefined, (error: unknown) => error as Error);
     expect(failure).toBeInstanceOf(TrackingEndpointError);
-    expect(failure?.message).toMatch(/^Could not bring the database .+ to the current schema \(0001_initial failed: .*records.*already exists\)\. Nothing was changed by the failed step; check that the database user may create tables\.$/);
+    expect(failure?.message).toMatch(/^Could not bring the database .+ to the current schema \(0001_initial failed: (table|relation) "records" already exists\)\. Nothing was changed by the failed step; check that the database user may create tables\.$/);
     expect(failure?.message).toContain(name === 'SQLite' ? database : '127.0.0.1');
     expect((failure as Error & { cause?: unknown }).cause).toBeInstanceOf(Error);
     // The failed open let go of the database: it opens once the table is out of the way.
@@ -73,6 +73,25 @@ describe('opening the store', () => {
     await withStore(database, async (store) => expect(await store.count()).toBe(0));
   });
 
+  it('names the version that failed when earlier ones were made, and says "a migration" when none could start', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    // 0001 is made; 0003 finds its table there already.
+    const later = await sqlite.fresh();
+    let db = new Database(later);
+    db.exec('create table unprojected (x text)');
+    db.close();
+    const failure = await openStore({ database: later, log: silent }).then(() => undefined, (error: unknown) => error as Error);
+    expect(failure?.message).toBe(`Could not bring the database ${later} to the current schema (0003_projection failed: table "unprojected" already exists). Nothing was changed by the failed step; check that the database user may create tables.`);
+    // The table of applied versions is not one Kysely can read: no version is tried.
+    const unreadable = await sqlite.fresh();
+    db = new Database(unreadable);
+    db.exec('create table kysely_migration (x text)');
+    db.close();
+    const early = await openStore({ database: unreadable, log: silent }).then(() => undefined, (error: unknown) => error as Error);
+    expect(early).toBeInstanceOf(TrackingEndpointError);
+    expect(early?.message).toMatch(/^Could not bring the database .+ to the current schema \(a migration failed: no such column: "name"[^)]*\)\. Nothing was changed by the failed step/);
+  });
+
   it('wraps any other failure at open in a TrackingEndpointError naming the database', async () => {
     // An earlier version's data file holding what PostgreSQL cannot keep (a NUL in a text column).
     const database = await postgres.fresh();
@@ -80,7 +99,7 @@ describe('opening the store', () => {
     await writeFile(file, `${JSON.stringify({ seq: 1, receivedAt: '2025-01-01T00:00:00.000Z', platform: 'universal', platformKind: 'universal', v: '10.1.1-rest', type: 'incoming', bot: 'a\u0000b', body: { text: 'x', userId: 'u' } })}\n`);
     const failure = await openStore({ database, importFrom: file, log: silent }).then(() => undefined, (error: unknown) => error as Error);
     expect(failure).toBeInstanceOf(TrackingEndpointError);
-    expect(failure?.message).toMatch(/^Could not open the database postgres:\/\/postgres@127\.0\.0\.1:\d+\/tracking_test_\w+: .+/);
+    expect(failure?.message).toMatch(/^Could not open the database postgres:\/\/postgres@127\.0\.0\.1:\d+\/tracking_test_\w+: invalid byte sequence for encoding "UTF8": 0x00$/);
     expect((failure as Error & { cause?: unknown }).cause).toBeInstanceOf(Error);
     expect(Number((await queryDatabase<{ n: string }>(database, "select count(*) as n from pg_stat_activity where datname = current_database() and application_name = 'tracking-endpoint'"))[0].n)).toBe(0);
   });
