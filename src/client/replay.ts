@@ -160,8 +160,10 @@ export function replaySaved(store: UndeliveredStore, target: ReplayTarget): Repl
       try {
         queued = target.enqueue(record, index);
       } catch {
+        // Never let a saved record stop the bot; one that could not be queued stays for the next start.
+        state[index] = KEPT;
         // Stryker disable next-line StringLiteral: the rejection only settles the record: settledOne() never reads its reason
-        queued = Promise.reject(new Error('not queued')); // never let a saved record stop the bot
+        queued = Promise.reject(new Error('not queued'));
       }
       queued.then(
         () => settledOne(index),

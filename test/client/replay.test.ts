@@ -400,7 +400,7 @@ describe('a replay, driven directly (replaySaved on a real store)', () => {
     expect(fs.readFileSync(path.join(dir, 'records-1-earlier.ndjson'), 'utf8')).toBe(earlier);
   });
 
-  it('a saved record whose enqueue throws does not stop the replay: the next ones are queued and the replay ends', async () => {
+  it('a saved record whose enqueue throws does not stop the replay: the next ones are queued, the replay ends, and that record stays for the next start', async () => {
     saveBacklog(3, 3);
     const tried: number[] = [];
     const { target } = replayTarget({
@@ -416,6 +416,7 @@ describe('a replay, driven directly (replaySaved on a real store)', () => {
     expect(tried).toEqual([0, 1, 2]);
     expect(replay.active).toBe(false);
     expect(claimedFiles()).toEqual([]);
+    expect(savedLines()).toEqual(['saved 1']);
   });
 
   it('once finished, keep() refuses a record (returns false: the caller saves it itself) and writes nothing', async () => {
