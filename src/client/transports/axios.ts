@@ -59,8 +59,8 @@ export function createAxiosTransport(options: AxiosTransportOptions = {}): Trans
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const safe = safeCause(error);
-      // axios reports its own timeout as ECONNABORTED; the client treats ETIMEDOUT as a timeout.
-      if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') (safe as Error & { code?: string }).code = 'ETIMEDOUT';
+      // axios reports its own timeout as ECONNABORTED; the client treats ETIMEDOUT as a timeout (safeCause keeps any other code).
+      if (code === 'ECONNABORTED') (safe as Error & { code?: string }).code = 'ETIMEDOUT';
       throw safe;
     }
   }
