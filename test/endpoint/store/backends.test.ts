@@ -105,7 +105,37 @@ describe('opening the store', () => {
   });
 });
 
+describe.each(databases())('the $name backend, what the projection asks of it', ({ fresh }) => {
+  it('counts the marked records up to a limit, and finds the lowest and highest mark (0 when there is none)', async () => {
+    await withStore(await fresh(), async (store) => {
+      const backend = (store as unknown as { backend: import('../../../src/endpoint/store/backend.js').Backend }).backend;
+      expect(await backend.countUnprojected(100)).toBe(0);
+      expect(await backend.lowestUnprojected()).toBe(0);
+      expect(await backend.highestUnprojected()).toBe(0);
+      await backend.db.insertInto('unprojected').values([5, 6, 7, 8, 9].map((seq) => ({ seq }))).execute();
+      expect(await backend.countUnprojected(100)).toBe(5);
+      expect(await backend.countUnprojected(3)).toBe(3);
+      expect(await backend.countUnprojected(5)).toBe(5);
+      expect(await backend.lowestUnprojected()).toBe(5);
+      expect(await backend.highestUnprojected()).toBe(9);
+      await backend.db.deleteFrom('unprojected').execute();
+    });
+  });
+});
+
 describe('the SQLite backend', () => {
+  it('calls the database unavailable for a full, read-only, busy, locked or failing disk, and not for other errors', async () => {
+    const backend = await openSqlite({ file: ':memory:', fsync: false });
+    try {
+      const unavailable = (code?: string) => backend.isUnavailable(Object.assign(new Error('x'), code === undefined ? {} : { code }));
+      for (const code of ['SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_PROTOCOL', 'ENOSPC', 'EDQUOT', 'EROFS', 'EIO']) expect(unavailable(code), code).toBe(true);
+      for (const code of [undefined, '', 'SQLITE_CONSTRAINT', 'SQLITE_ERROR', 'ENOSPCX', 'EDQUOTA', 'EROFS2', 'EIOX', 'XSQLITE_FULL']) expect(unavailable(code), String(code)).toBe(false);
+      expect(backend.isUnavailable(undefined)).toBe(false);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('makes the data folder readable by this user only, and the file too, also one made by hand', async () => {
     const made = join(folder.dir, `made-${unique()}`, 'deeper', 'tracking.db');
     await withStore(made, async () => undefined);
