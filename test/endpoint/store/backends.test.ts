@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TrackingEndpointError } from '../../../src/endpoint/index.js';
 import { loadDriver } from '../../../src/endpoint/store/drivers.js';
 import { isPostgresUrl, openStore } from '../../../src/endpoint/store/open.js';
-import { NOTIFY_CHANNEL, openPostgres } from '../../../src/endpoint/store/postgres.js';
+import { NOTIFY_CHANNEL, PROJECTION_LOCK, openPostgres } from '../../../src/endpoint/store/postgres.js';
 import { openSqlite } from '../../../src/endpoint/store/sqlite.js';
 import { queryDatabase, startDatabaseProxy, TEST_SERVER_URL, type DatabaseProxy } from '../../helpers/postgres.js';
 import { tempDir } from '../helpers.js';
@@ -288,6 +288,32 @@ describe('the PostgreSQL backend', () => {
     const failure = await openPostgres({ url: 'postgres://bot:pw@localhost:1/tracking', log: silent }).then(() => undefined, (error: unknown) => error as Error);
     expect(failure).toBeInstanceOf(TrackingEndpointError);
     expect(failure?.message).toMatch(/^Cannot reach the PostgreSQL database at postgres:\/\/bot:\*\*\*@localhost:1\/tracking \(connect ECONNREFUSED [^)]+:1\)\. Check that the server is running, that the URL's host, port, user, password and database are right, and that the server accepts connections from this machine \(pg_hba\.conf\)\.$/);
+  });
+
+  it('takes the right to build the views: at once or not at all without waiting, or waiting for the endpoint that holds it', async () => {
+    const url = await postgres.fresh();
+    const { store } = await openStore({ database: url, log: silent });
+    const backend = (store as unknown as { backend: import('../../../src/endpoint/store/backend.js').Backend }).backend;
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      expect(await backend.db.transaction().execute((trx) => backend.lockProjection(trx, false))).toBe(true);
+      await holder.query('begin');
+      await holder.query('select pg_advisory_xact_lock($1)', [PROJECTION_LOCK]);
+      expect(await backend.db.transaction().execute((trx) => backend.lockProjection(trx, false))).toBe(false);
+      let waited: boolean | undefined;
+      const waiting = backend.db.transaction().execute(async (trx) => (waited = await backend.lockProjection(trx, true)));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(waited).toBeUndefined();
+      await holder.query('commit');
+      expect(await waiting).toBe(true);
+      // Numbers for records come in order, one after the other.
+      const seqs = await backend.db.transaction().execute((trx) => backend.allocateSeqs(trx, 5));
+      expect(seqs).toEqual([seqs[0], seqs[0] + 1, seqs[0] + 2, seqs[0] + 3, seqs[0] + 4]);
+    } finally {
+      await holder.end();
+      await store.close();
+    }
   });
 
   it('says when an idle connection was lost, and goes on with a new one', async () => {
