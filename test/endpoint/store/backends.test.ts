@@ -293,6 +293,20 @@ describe('the PostgreSQL backend', () => {
     expect(failure?.message).toMatch(/^Cannot reach the PostgreSQL database at postgres:\/\/bot:\*\*\*@localhost:1\/tracking \(connect ECONNREFUSED [^)]+:1\)\. Check that the server is running, that the URL's host, port, user, password and database are right, and that the server accepts connections from this machine \(pg_hba\.conf\)\.$/);
   });
 
+  it('calls the database unavailable for network failures, lost connections and the server refusing work, and not for errors of a query', async () => {
+    const backend = await openPostgres({ url: await postgres.fresh(), log: silent });
+    try {
+      const withCode = (code: unknown) => backend.isUnavailable(Object.assign(new Error('x'), { code }));
+      for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', '08006', '53100', '57P01', '57P03', '58030', '25006']) expect(withCode(code), code).toBe(true);
+      for (const code of ['23505', '42P01', '57014', '22021', 'EACCES', 8, undefined]) expect(withCode(code), String(code)).toBe(false);
+      for (const message of ['Connection terminated unexpectedly', 'connection timeout expired', 'Client has encountered a connection error and is not queryable', 'Cannot use a pool after calling end on the pool']) expect(backend.isUnavailable(new Error(message)), message).toBe(true);
+      expect(backend.isUnavailable(new Error('duplicate key value violates unique constraint'))).toBe(false);
+      expect(backend.isUnavailable(undefined)).toBe(false);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('takes the right to build the views: at once or not at all without waiting, or waiting for the endpoint that holds it', async () => {
     const url = await postgres.fresh();
     const { store } = await openStore({ database: url, log: silent });
