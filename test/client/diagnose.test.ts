@@ -2,12 +2,11 @@
  * A client that explains itself: each failure names the endpoint (never the key) and says what to
  * check; failures a retry cannot fix are not retried.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TrackingClient, TrackingDeliveryError, type TrackingClientOptions, type Transport } from '../../src/index.js';
 import { endpointOf, errorCode, hintFor, isPermanentNetworkError, proxyNote } from '../../src/client/diagnose.js';
 import { startSink, type Sink } from '../helpers/sink.js';
+import { closedPort } from '../helpers/ports.js';
 
 const KEY = 'diag-key-5f3e9a21';
 const fast = { initialBackoffMs: 5, maxBackoffMs: 10, requestTimeoutMs: 2_000, logger: false } satisfies TrackingClientOptions;
@@ -32,13 +31,6 @@ async function failure(options: TrackingClientOptions): Promise<TrackingDelivery
   return error as TrackingDeliveryError;
 }
 
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('failure messages', () => {
   it('connection refused: asks whether the endpoint runs at that address', async () => {

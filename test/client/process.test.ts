@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runScript } from '../helpers/run-script.js';
 import { startSink, type Sink } from '../helpers/sink.js';
+import { closedPort } from '../helpers/ports.js';
 
 const KEY = 'process-key-2b7e91';
 const TOKEN = 'EAAGpagetoken0123456789';
@@ -120,13 +121,6 @@ async function exitDelay(run: Awaited<ReturnType<typeof runScript>>) {
   return { ...run, afterLastLineMs: exitedAt - Number(at![1]) };
 }
 
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** An endpoint on 127.0.0.1 that reads each request and never answers it. */
 async function startSilentEndpoint(): Promise<{ url: string; requests(): number; close(): Promise<void> }> {

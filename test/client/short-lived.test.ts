@@ -4,14 +4,13 @@
  * process alive (or does not) is real.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startChannelService } from '../helpers/channel-service.js';
 import { runScript, startScript } from '../helpers/run-script.js';
 import { startSink, type Sink } from '../helpers/sink.js';
+import { closedPort } from '../helpers/ports.js';
 
 const KEY = 'short-lived-key-61d0c3';
 let sink: Sink;
@@ -44,13 +43,6 @@ function onDisk(): { texts: string[]; claimed: string[] } {
   return { texts, claimed: names.filter((n) => n.includes('.claimed-')) };
 }
 
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('a short script that never closes its client, with records an earlier process saved', () => {
   it('exits within the close deadline with the endpoint down, says what it did, and keeps every record on disk', async () => {

@@ -21,6 +21,7 @@ import {
   type Transport,
   type TransportResponse,
 } from '../../src/client/transport.js';
+import { closedPort } from '../helpers/ports.js';
 
 // A self-signed certificate for localhost and 127.0.0.1 (EC P-256, valid 2026–2126), for these tests only.
 const TEST_KEY = `-----BEGIN PRIVATE KEY-----
@@ -181,14 +182,6 @@ async function startRawServer(reply: string, after: 'destroy' | 'end' | 'keep'):
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-/** A port on 127.0.0.1 that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The raw header list as pairs, without the ones Node's client adds on its own (`Connection`). */
 function pairs(raw: string[]): [string, string][] {

@@ -3,12 +3,12 @@
  * do, and a long run of identical failures is warned about once, then counted.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TrackingClient, TrackingDeliveryError, type Logger, type TrackingClientOptions } from '../../src/index.js';
 import { SafeLogger } from '../../src/client/logger.js';
 import { Reporter } from '../../src/client/reporter.js';
 import { startSink, type Sink } from '../helpers/sink.js';
+import { closedPort } from '../helpers/ports.js';
 
 const KEY = 'warn-key-0b7d44e1';
 let sink: Sink;
@@ -45,13 +45,6 @@ async function failure(promise: Promise<unknown>): Promise<TrackingDeliveryError
   return error as TrackingDeliveryError;
 }
 
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('what a warning says', () => {
   it('close() at its deadline: names the record, the endpoint and how far it got, and says what to do', async () => {
