@@ -217,6 +217,20 @@ async function rejection(sent: Promise<unknown>): Promise<Error & { code?: strin
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * With a request held in flight by `server` (`sent`): its socket adds nothing to what keeps the
+ * process alive (`sockets` before it) until HOLD_IN_FLIGHT, which adds exactly that one; then the
+ * server answers `body` and the request resolves with it.
+ */
+async function heldOnlyWhenAsked(transport: HoldingTransport, server: TestServer, sent: Promise<TransportResponse>, sockets: number, body: string): Promise<void> {
+  await vi.waitFor(() => expect(server.held).toHaveLength(1), { timeout: 2_000, interval: 5 });
+  expect(alive('TCPSocketWrap')).toBe(sockets);
+  transport[HOLD_IN_FLIGHT]();
+  expect(alive('TCPSocketWrap')).toBe(sockets + 1);
+  server.held.shift()!.end(body);
+  expect(await sent).toMatchObject({ status: 200, body });
+}
+
 describe('node:http transport: what goes over the wire', () => {
   it('POSTs to the path with its query string, one header per name whatever its case (the last value, spelled as last given, where the name first appeared), then Host and the length', async () => {
     const server = await startServer(answer(204));
@@ -584,12 +598,7 @@ describe('node:http transport: connections', () => {
     const timers = alive('Timeout');
     const first = transport.send(post(`${server.origin}/1`, '{}', {}, 5_000));
     expect(alive('Timeout')).toBe(timers);
-    await vi.waitFor(() => expect(server.held).toHaveLength(1), { timeout: 2_000, interval: 5 });
-    expect(alive('TCPSocketWrap')).toBe(sockets);
-    transport[HOLD_IN_FLIGHT]();
-    expect(alive('TCPSocketWrap')).toBe(sockets + 1);
-    server.held.shift()!.end('1');
-    expect(await first).toMatchObject({ status: 200, body: '1' });
+    await heldOnlyWhenAsked(transport, server, first, sockets, '1');
 
     // Idle in the pool: let go again.
     await sleep(10);
@@ -597,13 +606,8 @@ describe('node:http transport: connections', () => {
 
     // In flight on the reused connection: not kept alive either, until held.
     const second = transport.send(post(`${server.origin}/2`, '{}', {}, 5_000));
-    await vi.waitFor(() => expect(server.held).toHaveLength(1), { timeout: 2_000, interval: 5 });
+    await heldOnlyWhenAsked(transport, server, second, sockets, '2');
     expect(server.connections).toBe(1);
-    expect(alive('TCPSocketWrap')).toBe(sockets);
-    transport[HOLD_IN_FLIGHT]();
-    expect(alive('TCPSocketWrap')).toBe(sockets + 1);
-    server.held.shift()!.end('2');
-    expect(await second).toMatchObject({ status: 200, body: '2' });
     await sleep(10);
     expect(alive('TCPSocketWrap')).toBe(sockets);
   });
@@ -654,13 +658,7 @@ describe('node:http transport over https', () => {
     const server = await startServer(hold, { secure: true });
     const transport = nodeHttp(ca);
     const sockets = alive('TCPSocketWrap');
-    const sent = transport.send(post(`https://localhost:${server.port}/`));
-    await vi.waitFor(() => expect(server.held).toHaveLength(1), { timeout: 2_000, interval: 5 });
-    expect(alive('TCPSocketWrap')).toBe(sockets);
-    transport[HOLD_IN_FLIGHT]();
-    expect(alive('TCPSocketWrap')).toBe(sockets + 1);
-    server.held.shift()!.end('ok');
-    expect(await sent).toMatchObject({ status: 200, body: 'ok' });
+    await heldOnlyWhenAsked(transport, server, transport.send(post(`https://localhost:${server.port}/`)), sockets, 'ok');
     await sleep(10);
     expect(server.open).toBe(1);
     await transport.close!();
