@@ -17,8 +17,6 @@ export interface Backend {
   gatedDb(gate: () => Promise<void>): Kysely<Database>;
   /** What to show users: the SQLite file (or `:memory:`), or the PostgreSQL URL without its password. */
   readonly location: string;
-  /** True when other endpoints may write the same database (PostgreSQL): records may arrive that this one did not acknowledge. */
-  readonly shared: boolean;
   /** Numbers for `count` new records, in increasing order, inside `trx`. */
   allocateSeqs(trx: Transaction<Database>, count: number): Promise<number[]>;
   /**

@@ -6,13 +6,16 @@
  * comes back by itself after the database went away).
  */
 import { PostgresDialect, sql } from 'kysely';
-import type { ClientConfig, Client, Pool } from 'pg';
+import type { ClientConfig, Pool } from 'pg';
 import { TrackingEndpointError } from '../errors.js';
 import { insertRecords } from './append.js';
 import type { Backend } from './backend.js';
 import { postgresDialect } from './dialect.js';
 import { loadDriver } from './drivers.js';
 import { openHandles } from './handles.js';
+import { listenForCommits, NOTIFY_CHANNEL } from './listen.js';
+
+export { NOTIFY_CHANNEL };
 
 /** How the PostgreSQL backend is opened. */
 export interface PostgresOptions {
@@ -23,9 +26,6 @@ export interface PostgresOptions {
   /** Most connections this endpoint opens for queries (one more listens). Default 10. */
   poolSize?: number;
 }
-
-/** The channel additions to the views are announced on. */
-export const NOTIFY_CHANNEL = 'tracking_records';
 
 /** The advisory lock whose holder builds the views (one endpoint at a time). */
 export const PROJECTION_LOCK = 72_837_202;
@@ -87,7 +87,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
   const { db } = handles;
   const unprojected = async (which: 'max' | 'min') => {
     const { rows } = await pool.query<{ seq: number | null }>(`select ${which}(seq) as seq from unprojected`);
-    return Number(rows[0]?.seq ?? 0);
+    return Number(rows[0].seq ?? 0); // max() and min() give one row, null when there are no marks
   };
   const backend: Backend & { pool: Pool } = {
     pool,
@@ -95,7 +95,6 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
     db,
     gatedDb: handles.gated,
     location: shown,
-    shared: true,
     async allocateSeqs(trx, count) {
       const { rows } = await sql<{ seq: number }>`select nextval('record_seq') as seq from generate_series(1, ${count})`.execute(trx);
       // Stryker disable next-line MethodExpression,ArithmeticOperator: nextval over generate_series comes in order (backends.test pins it); the sort only guards against a plan that would not
@@ -120,7 +119,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
       // Delivered to every listener (this endpoint's included) when the transaction commits, never before.
       await sql`select pg_notify(${NOTIFY_CHANNEL}, ${String(lastSeq)})`.execute(trx);
     },
-    watchOthers: (listener) => listen(pg, config, listener, options.log),
+    watchOthers: (listener) => listenForCommits({ pg, config, listener, log: options.log }),
     isUnavailable,
     async close() {
       await db.destroy();
@@ -129,61 +128,4 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
     },
   };
   return backend;
-}
-
-/**
- * LISTENs for commits on a connection of its own; when it is lost, reconnects with a growing
- * pause (up to 5 s) and then calls `listener` once, since commits may have been missed meanwhile.
- */
-function listen(pg: typeof import('pg'), config: ClientConfig, listener: () => void, log: (message: string) => void): () => void {
-  let stopped = false;
-  let client: Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let pause = 250;
-  let lost = false;
-  const connect = async (): Promise<void> => {
-    if (stopped) return;
-    const next = new pg.Client(config);
-    next.on('notification', () => listener());
-    next.on('error', () => reconnect(next));
-    next.on('end', () => reconnect(next));
-    try {
-      await next.connect();
-      await next.query(`LISTEN ${NOTIFY_CHANNEL}`);
-    } catch {
-      reconnect(next);
-      return;
-    }
-    if (stopped) {
-      await next.end().catch(() => undefined);
-      return;
-    }
-    client = next;
-    pause = 250;
-    if (lost) {
-      lost = false;
-      log('tracking endpoint: live updates from the database are back.');
-      listener();
-    }
-  };
-  const reconnect = (from: Client): void => {
-    if (stopped || retry !== undefined || (client !== undefined && client !== from)) return;
-    if (!lost) log('tracking endpoint: lost the database connection that brings live updates; reconnecting.');
-    lost = true;
-    client = undefined;
-    from.removeAllListeners('end');
-    from.end().catch(() => undefined);
-    retry = setTimeout(() => {
-      retry = undefined;
-      void connect();
-    }, pause);
-    retry.unref();
-    pause = Math.min(pause * 2, 5_000);
-  };
-  void connect();
-  return () => {
-    stopped = true;
-    clearTimeout(retry);
-    void client?.end().catch(() => undefined);
-  };
 }

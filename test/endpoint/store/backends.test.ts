@@ -3,7 +3,7 @@
  * (store/sqlite.ts, store/postgres.ts, store/drivers.ts): files and their modes, locks, settings,
  * clear errors saying what to do, connections lost and regained.
  */
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -260,6 +260,60 @@ describe('the SQLite backend', () => {
       vi.useRealTimers();
     }
   });
+
+  it('updates the query planner\'s statistics at open and then every hour', async () => {
+    const statistics = (db: import('kysely').Kysely<unknown>) =>
+      sql<{ tbl: string; idx: string }>`select tbl, idx from sqlite_stat1 order by idx`.execute(db).then((r) => r.rows, () => 'none');
+    // A file with a table never analysed: the statistics are made when the backend opens it.
+    const file = join(folder.dir, `unanalysed-${unique()}.db`);
+    const Database = (await import('better-sqlite3')).default;
+    const made = new Database(file);
+    made.exec('create table t (x, y); create index t_y on t (y)');
+    const insert = made.prepare('insert into t values (?, ?)');
+    made.transaction(() => {
+      for (let i = 0; i < 2_000; i++) insert.run(i, i % 7);
+    })();
+    made.close();
+    const atOpen = await openSqlite({ file, fsync: false });
+    try {
+      expect(await statistics(atOpen.db as never)).toEqual([{ tbl: 't', idx: 't_y' }]);
+    } finally {
+      await atOpen.close();
+    }
+    // In memory: no file is made (not even one named :memory:), and the statistics follow hourly.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const backend = await openSqlite({ file: ':memory:', fsync: false });
+      try {
+        await expect(stat(':memory:')).rejects.toMatchObject({ code: 'ENOENT' });
+        await sql`create table t (x, y)`.execute(backend.db);
+        await sql`create index t_y on t (y)`.execute(backend.db);
+        await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000) insert into t select i, i % 7 from n`.execute(backend.db);
+        vi.advanceTimersByTime(3_599_999);
+        expect(await statistics(backend.db as never)).toBe('none');
+        vi.advanceTimersByTime(1);
+        expect(await statistics(backend.db as never)).toEqual([{ tbl: 't', idx: 't_y' }]);
+      } finally {
+        await backend.close();
+      }
+    } finally {
+      vi.useRealTimers();
+      await rm(':memory:', { force: true }); // had one been made, the next test run would find it
+    }
+  });
+
+  it('makes a new data folder readable and writable by this user, whatever the umask', async () => {
+    const previous = process.umask(0o277);
+    try {
+      const file = join(folder.dir, `umask-${unique()}`, 'tracking.db');
+      const backend = await openSqlite({ file, fsync: false });
+      await backend.close();
+      expect(await mode(join(file, '..'))).toBe(0o700);
+      expect(await mode(file)).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
 });
 
 describe('the PostgreSQL backend', () => {
@@ -287,7 +341,9 @@ describe('the PostgreSQL backend', () => {
     }
     const small = await openPostgres({ url, log: silent, poolSize: 3 });
     expect(small.pool.options.max).toBe(3);
+    // Closed without a query through Kysely: the pool (with the connection that checked the database) is ended all the same.
     await small.close();
+    expect([backend.pool.ended, small.pool.ended]).toEqual([true, true]);
     await expect.poll(() => connections(url), { timeout: 10_000 }).toBe(0);
   });
 
