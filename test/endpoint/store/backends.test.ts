@@ -13,6 +13,7 @@ import { loadDriver } from '../../../src/endpoint/store/drivers.js';
 import { isPostgresUrl, openStore } from '../../../src/endpoint/store/open.js';
 import { NOTIFY_CHANNEL, PROJECTION_LOCK, openPostgres } from '../../../src/endpoint/store/postgres.js';
 import { openSqlite } from '../../../src/endpoint/store/sqlite.js';
+import { runScript } from '../../helpers/run-script.js';
 import { queryDatabase, startDatabaseProxy, TEST_SERVER_URL, type DatabaseProxy } from '../../helpers/postgres.js';
 import { tempDir } from '../helpers.js';
 import { databases, universal, withStore } from './databases.js';
@@ -303,16 +304,11 @@ describe('the SQLite backend', () => {
   });
 
   it('makes a new data folder readable and writable by this user, whatever the umask', async () => {
-    const previous = process.umask(0o277);
-    try {
-      const file = join(folder.dir, `umask-${unique()}`, 'tracking.db');
-      const backend = await openSqlite({ file, fsync: false });
-      await backend.close();
-      expect(await mode(join(file, '..'))).toBe(0o700);
-      expect(await mode(file)).toBe(0o600);
-    } finally {
-      process.umask(previous);
-    }
+    // In a process of its own, which may set its umask (0277 here: mkdir's 0700 would give 0500).
+    const file = join(folder.dir, `umask-${unique()}`, 'tracking.db');
+    const run = await runScript('test/endpoint/store/fixtures/open-with-umask.ts', { args: [file] });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ folder: '700', file: '600' });
   });
 });
 
