@@ -65,14 +65,18 @@ function upsert<T>(map: Map<string, T>, key: string, row: T, merge: (into: T, ro
   else merge(existing, row);
 }
 
-/** Keys joined with a separator no id contains (U+0000 cannot reach the database: see Dialect.text). */
-const key = (...parts: (string | number)[]): string => parts.join('\u0000');
+/**
+ * A summary row's key, from its parts: JSON, so that no two lists of parts give one key (a joined
+ * key would merge ids holding the separator, as SQLite keeps U+0000 in text).
+ */
+const key = (...parts: (string | number)[]): string => JSON.stringify(parts);
 
 function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, text: (value: string) => string): EntriesTable {
   const t = (value: string | undefined): string | null => (value === undefined ? null : text(value));
   const event = entry.event;
   const feedback = event?.type === 'customEvent' && event.name === FEEDBACK_EVENT ? event.extraInfo : undefined;
-  const comment = feedback?.feedbackText ?? feedback?.comment;
+  // The written comment: Teams' feedbackText, or a comment; an empty one is none.
+  const comment = [feedback?.feedbackText, feedback?.comment].find((c) => typeof c === 'string' && c !== '');
   return {
     seq: record.seq,
     idx,
@@ -97,7 +101,7 @@ function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, tex
     currency: t(event?.currency),
     activity_id: t(entry.activityId),
     reaction: feedback === undefined ? null : reactionOf(feedback.reaction),
-    comment: typeof comment === 'string' && comment !== '' ? text(comment.slice(0, 2000)) : null,
+    comment: typeof comment === 'string' ? text(comment.slice(0, 2000)) : null,
     reply_to: typeof feedback?.replyToId === 'string' ? text(feedback.replyToId) : null,
     rated_intent: null, // found in the database as the batch is stored (store/feedback.ts)
   };

@@ -238,6 +238,11 @@ describe('a feedback event (a custom event named feedback)', () => {
     expect(rated(feedback({ reaction: 'up', feedbackText: { text: 'x' }, replyToId: null }))).toStrictEqual(['like', null, null, null]);
   });
 
+  it('takes comment when feedbackText is empty or not text', () => {
+    expect(rated(feedback({ reaction: 'like', feedbackText: '', comment: 'Helpful' }))).toStrictEqual(['like', 'Helpful', null, null]);
+    expect(rated(feedback({ reaction: 'like', feedbackText: 3, comment: 'Helpful' }))).toStrictEqual(['like', 'Helpful', null, null]);
+  });
+
   it('keeps the first 2,000 characters of a comment', () => {
     expect(feedback({ feedbackText: 'a'.repeat(2000) }).comment).toBe('a'.repeat(2000));
     expect(feedback({ feedbackText: `${'b'.repeat(2000)}c` }).comment).toBe('b'.repeat(2000));
@@ -421,6 +426,16 @@ describe('users and conversations of a batch', () => {
     expect(rows.conversations).toStrictEqual([{ bot: BOT, conversation_id: 'c', ...summary(fields) }]);
     expect(rows.conversationUsers).toStrictEqual([{ bot: BOT, conversation_id: 'c', user_id: 'u', first_at: ms(fields.first) }]);
   };
+
+  it('are told apart by every part of their key, also ids that hold a NUL character (SQLite keeps it)', () => {
+    const rows = rowsOf([
+      message({ at: T1, user: 'v', conversation: 'c\u0000u', text: 'a' }),
+      message({ at: T1, user: 'u\u0000v', conversation: 'c', text: 'a' }),
+    ]);
+    expect(rows.conversationUsers.map((row) => [row.conversation_id, row.user_id])).toStrictEqual([['c', 'u\u0000v'], ['c\u0000u', 'v']]);
+    expect(rows.users.map((row) => row.user_id)).toStrictEqual(['u\u0000v', 'v']);
+    expect(rows.conversations.map((row) => row.conversation_id)).toStrictEqual(['c', 'c\u0000u']);
+  });
 
   it('take the platform and channel of a later entry; a later entry without a name keeps the name', () => {
     check([
@@ -645,13 +660,14 @@ describe('the counts of a batch', () => {
 });
 
 describe('the order of summary rows', () => {
-  it('is by key, comparing code units (not the locale), whatever the order of the batch', () => {
+  it('is by key (its parts as JSON), comparing code units (not the locale), whatever the order of the batch', () => {
     const at = '2026-03-03T09:00:00Z';
     const ids = ['é', 'a', '_', 'Z', 'B', 'ab', 'a b'];
     for (const order of [ids, [...ids].reverse(), ['a', 'é', 'B', '_', 'a b', 'Z', 'ab']]) {
       const rows = rowsOf(order.map((user) => message({ at, user })));
-      expect(rows.users.map((u) => u.user_id)).toStrictEqual(['B', 'Z', '_', 'a', 'a b', 'ab', 'é']);
-      expect(rows.conversations.map((c) => c.conversation_id)).toStrictEqual(['B', 'Z', '_', 'a', 'a b', 'ab', 'é']);
+      // '["…","a b"]' < '["…","a"]' < '["…","ab"]': a space is below the closing quote, which is below b.
+      expect(rows.users.map((u) => u.user_id)).toStrictEqual(['B', 'Z', '_', 'a b', 'a', 'ab', 'é']);
+      expect(rows.conversations.map((c) => c.conversation_id)).toStrictEqual(['B', 'Z', '_', 'a b', 'a', 'ab', 'é']);
     }
   });
 
