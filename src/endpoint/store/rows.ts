@@ -28,6 +28,7 @@ export const FEEDBACK_EVENT = 'feedback';
 
 /** A feedback event's reaction, as `like` or `dislike` (Teams' words; 👍/👎, up/down and true/false too). */
 function reactionOf(value: unknown): string | null {
+  // Stryker disable next-line StringLiteral: any text that is not one of the words below gives null, as the empty one does
   const text = typeof value === 'string' ? value.trim().toLowerCase() : typeof value === 'boolean' || typeof value === 'number' ? String(value) : '';
   if (['like', 'up', 'thumbsup', '+1', '👍', 'positive', 'true', '1'].includes(text)) return 'like';
   if (['dislike', 'down', 'thumbsdown', '-1', '👎', 'negative', 'false', '0'].includes(text)) return 'dislike';
@@ -54,6 +55,7 @@ export interface BatchRows {
  */
 export function textKey(text: string | undefined): string | null {
   if (text === undefined) return null;
+  // Stryker disable next-line Regex: a run of punctuation made one space or several, the next replace makes one
   const key = text.toLowerCase().replace(/[\p{P}\p{S}]+/gu, ' ').replace(/\s+/g, ' ').trim();
   return key === '' ? null : key.slice(0, 200);
 }
@@ -71,6 +73,10 @@ function upsert<T>(map: Map<string, T>, key: string, row: T, merge: (into: T, ro
  */
 const key = (...parts: (string | number)[]): string => JSON.stringify(parts);
 
+/** A counts row's key: every column but the sums. */
+const countKey = (row: CountsTable): string =>
+  key(row.bot, row.width, row.at, row.platform, row.channel, row.type, row.direction, row.intent, row.event_type, row.event_name, row.currency);
+
 function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, text: (value: string) => string): EntriesTable {
   const t = (value: string | undefined): string | null => (value === undefined ? null : text(value));
   const event = entry.event;
@@ -83,8 +89,8 @@ function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, tex
     bot: record.bot,
     occurred_at: Date.parse(entry.time),
     received_at: Date.parse(record.receivedAt),
-    platform: t(entry.platform ?? '') ?? '',
-    channel: t(entry.channel ?? '') ?? '',
+    platform: text(entry.platform ?? ''),
+    channel: text(entry.channel ?? ''),
     direction: entry.direction,
     user_id: text(entry.userId),
     user_name: t(entry.userName),
@@ -118,7 +124,7 @@ export function entriesOf(batch: readonly StoredRecord[], dialect: Dialect): Ent
  */
 export function batchRows(batch: readonly StoredRecord[], entryRows: readonly EntriesTable[][], dialect: Dialect): BatchRows {
   const text = dialect.text;
-  const rows: BatchRows = { entries: [], users: [], conversations: [], conversationUsers: [], counts: [], userDays: [], userWeeks: [], dailyMessages: [], messageTotals: [], dailyClicks: [] };
+  const allEntries: EntriesTable[] = [];
   const messageTotals = new Map<string, MessageTotalsTable>();
   const dailyClicks = new Map<string, DailyClicksTable>();
   const userWeeks = new Map<string, UserWeeksTable>();
@@ -150,11 +156,11 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
       for (const [width, size] of WIDTHS) {
         const at = Math.floor(receivedAt / size) * size;
         const row: CountsTable = { bot: record.bot, width, at, platform: text(record.platform ?? ''), channel: '', type: record.type, direction: '', intent: '', event_type: '', event_name: '', currency: '', records: 1, entries: 0, ai_generated: 0, revenue: 0, score_sum: 0, scored: 0 };
-        upsert(counts, key(row.bot, width, at, row.platform, '', row.type, '', '', '', '', ''), row, (into) => void into.records++);
+        upsert(counts, countKey(row), row, (into) => void into.records++);
       }
     }
     entries.forEach((entry, i) => {
-      rows.entries.push(entry);
+      allEntries.push(entry);
       const at = entry.occurred_at;
       const isEvent = entry.direction === 'event';
       if (entry.user_id !== '') {
@@ -205,7 +211,7 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
           records: i === 0 ? 1 : 0, entries: 1, ai_generated: entry.ai_generated, revenue: entry.event_type === 'revenueEvent' ? (entry.amount ?? 0) : 0,
           score_sum: entry.intent_score ?? 0, scored: entry.intent_score === null ? 0 : 1,
         };
-        upsert(counts, key(row.bot, width, bucket, row.platform, row.channel, row.type, row.direction, row.intent, row.event_type, row.event_name, row.currency), row, (into, part) => {
+        upsert(counts, countKey(row), row, (into, part) => {
           into.records += part.records;
           into.entries += part.entries;
           into.ai_generated += part.ai_generated;
@@ -218,15 +224,18 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
   });
   // Sorted by key: concurrent writers (several endpoints on one PostgreSQL) then lock summary rows
   // in the same order, and never deadlock.
-  const sorted = <T>(map: Map<string, T>): T[] => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-  rows.users = sorted(users);
-  rows.conversations = sorted(conversations);
-  rows.conversationUsers = sorted(conversationUsers);
-  rows.counts = sorted(counts);
-  rows.userDays = sorted(userDays);
-  rows.userWeeks = sorted(userWeeks);
-  rows.dailyMessages = sorted(dailyMessages);
-  rows.messageTotals = sorted(messageTotals);
-  rows.dailyClicks = sorted(dailyClicks);
-  return rows;
+  // (The default sort compares strings by UTF-16 code units, not by locale.)
+  const sorted = <T>(map: Map<string, T>): T[] => [...map.keys()].sort().map((k) => map.get(k)!);
+  return {
+    entries: allEntries,
+    users: sorted(users),
+    conversations: sorted(conversations),
+    conversationUsers: sorted(conversationUsers),
+    counts: sorted(counts),
+    userDays: sorted(userDays),
+    userWeeks: sorted(userWeeks),
+    dailyMessages: sorted(dailyMessages),
+    messageTotals: sorted(messageTotals),
+    dailyClicks: sorted(dailyClicks),
+  };
 }
