@@ -11,7 +11,7 @@
  * commit, the hot path, runs as one synchronous better-sqlite3 transaction of statements compiled
  * by Kysely once.
  */
-import { chmod, mkdir, open, stat } from 'node:fs/promises';
+import { chmod, mkdir, open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { SqliteDialect, sql, type Kysely, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -49,10 +49,10 @@ export function keptStatements(database: BetterSqlite3.Database): SqliteDatabase
   const rollback = database.prepare('rollback');
   const safeRollback: SqliteStatement = {
     reader: false,
-    // Stryker disable next-line ArrayDeclaration: Kysely runs a statement that is no reader with run(), never all()
+    // Stryker disable next-line ArrayDeclaration,ArrowFunction: Kysely runs a statement that is no reader with run(), never all()
     all: () => [],
     run: () => (database.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }),
-    // Stryker disable next-line ArrayDeclaration: nor iterate()
+    // Stryker disable next-line ArrayDeclaration,ArrowFunction: nor iterate()
     iterate: () => [][Symbol.iterator](),
   };
   return {
@@ -76,10 +76,10 @@ export function keptStatements(database: BetterSqlite3.Database): SqliteDatabase
 /** The folder and file, created readable by this user only (the data holds conversations). */
 async function prepareFile(file: string): Promise<void> {
   const folder = dirname(file);
-  const existed = await stat(folder).then(() => true, () => false);
-  await mkdir(folder, { recursive: true, mode: 0o700 });
+  // The first folder made, if any (mkdir's mode is narrowed by the umask: chmod gives 0700 whatever it is).
+  const made = await mkdir(folder, { recursive: true, mode: 0o700 });
   // A folder the endpoint made for its data (or its default one) is kept 0700, also if made by an older version.
-  if (!existed || basename(folder) === '.tracking-data') await chmod(folder, 0o700);
+  if (made !== undefined || basename(folder) === '.tracking-data') await chmod(folder, 0o700);
   const handle = await open(file, 'a', 0o600);
   await handle.close();
   await chmod(file, 0o600); // a file made by hand or by an older version (SQLite makes its -wal file with the same mode)
@@ -113,6 +113,7 @@ const NEXT_AFTER = sql<number>`max(coalesce((select max(seq) from records), 0), 
 
 /** Opens (creating it if needed) the SQLite database. Rejects with a `TrackingEndpointError` saying what to do. */
 export async function openSqlite(options: SqliteOptions): Promise<Backend> {
+  // Stryker disable next-line StringLiteral: the name is said only when the driver is missing (backends.test pins that message), and better-sqlite3 is installed here
   const Driver = await loadDriver<typeof import('better-sqlite3')>('better-sqlite3', 'SQLite');
   const memory = options.file === ':memory:';
   let database: BetterSqlite3.Database;
@@ -134,7 +135,9 @@ export async function openSqlite(options: SqliteOptions): Promise<Backend> {
     database.exec('BEGIN IMMEDIATE; COMMIT');
   } catch (error) {
     database.close();
+    // Stryker disable next-line StringLiteral: an error without a code is not "busy" either way
     const code = (error as { code?: string }).code ?? '';
+    // Stryker disable next-line MethodExpression: also the extended codes (SQLITE_BUSY_RECOVERY…), which cannot be made on demand; a busy file gives SQLITE_BUSY
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
       throw new TrackingEndpointError(
         `The database file ${options.file} is in use by another tracking endpoint (or another program). Stop it, or give this endpoint its own file (--data). To run several endpoints on one database, use PostgreSQL (--database postgres://…).`,
@@ -184,6 +187,7 @@ export async function openSqlite(options: SqliteOptions): Promise<Backend> {
     },
     // The exclusive lock on the file makes this endpoint the only one; its transactions run one at a time.
     lockProjection: async () => true,
+    // Stryker disable next-line StringLiteral: no other text without a code matches either
     isUnavailable: (error) => UNAVAILABLE.test((error as { code?: string })?.code ?? ''),
     close: async () => {
       clearInterval(optimizer);

@@ -106,14 +106,19 @@ describe('opening the store', () => {
   });
 });
 
+/** Stops the store's own projection from building: it builds nothing, once its run under way (if any) ends. */
+async function holdProjection(store: unknown): Promise<void> {
+  const projection = (store as { projection: { plan(): { limit: number; share: number }; running: Promise<void> | undefined } }).projection;
+  projection.plan = () => ({ limit: 0, share: 0 });
+  while (projection.running) await projection.running;
+}
+
 describe.each(databases())('the $name backend, what the projection asks of it', ({ fresh }) => {
   it('counts the marked records up to a limit, and finds the lowest and highest mark (0 when there is none)', async () => {
     await withStore(await fresh(), async (store) => {
       const backend = (store as unknown as { backend: import('../../../src/endpoint/store/backend.js').Backend }).backend;
-      // The store's own views must not take the marks made below: it builds nothing, once its run under way (if any) ends.
-      const projection = (store as unknown as { projection: { plan(): { limit: number; share: number }; running: Promise<void> | undefined } }).projection;
-      projection.plan = () => ({ limit: 0, share: 0 });
-      while (projection.running) await projection.running;
+      // The store's own views must not take the marks made below.
+      await holdProjection(store);
       expect(await backend.countUnprojected(100)).toBe(0);
       expect(await backend.lowestUnprojected()).toBe(0);
       expect(await backend.highestUnprojected()).toBe(0);
@@ -202,7 +207,11 @@ describe('the SQLite backend', () => {
     const database = join(folder.dir, `busy-${unique()}.db`);
     const first = await openStore({ database, log: silent });
     try {
+      const started = performance.now();
       const failure = await openStore({ database, log: silent }).then(() => undefined, (error: unknown) => error as Error);
+      // A moment is a quarter of a second (better-sqlite3's own default wait is 5 s); the upper bound leaves room for a loaded machine.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(240);
+      expect(performance.now() - started).toBeLessThan(4_000);
       expect(failure?.message).toBe(`The database file ${database} is in use by another tracking endpoint (or another program). Stop it, or give this endpoint its own file (--data). To run several endpoints on one database, use PostgreSQL (--database postgres://…).`);
       expect((failure as Error & { cause?: { code?: string } }).cause?.code).toMatch(/^SQLITE_BUSY/);
     } finally {
@@ -347,6 +356,8 @@ describe('the PostgreSQL backend', () => {
     const failure = await openPostgres({ url: 'postgres://bot:pw@localhost:1/tracking', log: silent }).then(() => undefined, (error: unknown) => error as Error);
     expect(failure).toBeInstanceOf(TrackingEndpointError);
     expect(failure?.message).toMatch(/^Cannot reach the PostgreSQL database at postgres:\/\/bot:\*\*\*@localhost:1\/tracking \(connect ECONNREFUSED [^)]+:1\)\. Check that the server is running, that the URL's host, port, user, password and database are right, and that the server accepts connections from this machine \(pg_hba\.conf\)\.$/);
+    // The driver's error is kept, for a caller that logs causes.
+    expect((failure as Error & { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
   });
 
   it('calls the database unavailable for network failures, lost connections and the server refusing work, and not for errors of a query', async () => {
@@ -358,6 +369,9 @@ describe('the PostgreSQL backend', () => {
       for (const message of ['Connection terminated unexpectedly', 'connection timeout expired', 'Client has encountered a connection error and is not queryable', 'Cannot use a pool after calling end on the pool']) expect(backend.isUnavailable(new Error(message)), message).toBe(true);
       expect(backend.isUnavailable(new Error('duplicate key value violates unique constraint'))).toBe(false);
       expect(backend.isUnavailable(undefined)).toBe(false);
+      // A code that is not text (pg's are) is none of those, even when it reads like one.
+      expect(withCode(53)).toBe(false);
+      expect(withCode(8006)).toBe(false);
     } finally {
       await backend.close();
     }
@@ -370,6 +384,8 @@ describe('the PostgreSQL backend', () => {
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
     try {
+      // The store's own projection must not hold the right when the test takes it.
+      await holdProjection(store);
       expect(await backend.db.transaction().execute((trx) => backend.lockProjection(trx, false))).toBe(true);
       await holder.query('begin');
       await holder.query('select pg_advisory_xact_lock($1)', [PROJECTION_LOCK]);

@@ -112,6 +112,23 @@ describe('listening for commits of other endpoints (PostgreSQL)', () => {
     await expect.poll(l.heard, { timeout: 10_000 }).toBe(3);
   });
 
+  it('takes an error alone, or an end alone, of the listening client for a loss', async () => {
+    for (const event of ['error', 'end'] as const) {
+      const l = start();
+      await expect.poll(l.listening, { timeout: 10_000 }).toBe(1);
+      if (event === 'error') l.made[0].emit('error', new Error('protocol error'));
+      else l.made[0].emit('end');
+      expect(l.planned.map((p) => p.ms), event).toEqual([250]);
+      expect(l.logged, event).toEqual([LOST]);
+      // The client it gave up on is closed.
+      await expect.poll(l.listening, { timeout: 10_000 }).toBe(0);
+      l.fire();
+      await expect.poll(() => l.logged, { timeout: 10_000 }).toEqual([LOST, BACK]);
+      expect(await l.listening()).toBe(1);
+      l.stop();
+    }
+  });
+
   it('doubles the pause after each failed try, up to 5 s, says nothing more meanwhile, and starts again at 250 ms once back', async () => {
     const l = start();
     await expect.poll(l.listening, { timeout: 10_000 }).toBe(1);
