@@ -9,7 +9,9 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/endpoint/store/open.js';
 import { PROJECTION_LOCK } from '../../../src/endpoint/store/postgres.js';
+import { openSqlite } from '../../../src/endpoint/store/sqlite.js';
 import { RecordStore, type Backend } from '../../../src/endpoint/store/store.js';
+import { BatchError, ViewWriter } from '../../../src/endpoint/store/write.js';
 import { appendTogether, databases, msg, withStore } from './databases.js';
 
 const DBS = databases();
@@ -111,6 +113,9 @@ describe('the views on PostgreSQL, with several endpoints', () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         expect(read).toBe(false);
         expect(Number((await holder.query('select count(*) as n from entries')).rows[0].n)).toBe(0);
+        // It asks for the right without waiting for it (it polls): none of its connections is held waiting on the lock.
+        const waiting = await holder.query("select count(*) as n from pg_stat_activity where datname = current_database() and application_name = 'tracking-endpoint' and wait_event = 'advisory'");
+        expect(Number(waiting.rows[0].n)).toBe(0);
         await holder.query('select pg_advisory_unlock($1)', [PROJECTION_LOCK]);
         expect(await reading).toBe(2);
       });
@@ -251,5 +256,25 @@ describe('when the views are built, and who waits for them (SQLite)', () => {
       expect(built).toBeGreaterThan(0);
       await Promise.all(appends);
     });
+  });
+});
+
+describe('a batch of the views that fails', () => {
+  it('says why in its own message (an error\'s message, or what was thrown), and names the records it held', async () => {
+    expect(new BatchError([3, 4], new Error('disk I/O error'))).toMatchObject({ message: 'disk I/O error', seqs: [3, 4] });
+    expect(new BatchError([], 'interrupted').message).toBe('interrupted');
+    expect(new BatchError([], undefined).message).toBe('undefined');
+    // Failing before it took any record, it names none.
+    const backend = await openSqlite({ file: ':memory:', fsync: false });
+    try {
+      backend.lockProjection = async () => {
+        throw new Error('database is locked');
+      };
+      const failure = await new ViewWriter(backend).project(10).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(BatchError);
+      expect(failure).toMatchObject({ message: 'database is locked', seqs: [] });
+    } finally {
+      await backend.close();
+    }
   });
 });
