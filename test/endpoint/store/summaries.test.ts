@@ -78,10 +78,21 @@ describe.each(DBS)('what the store keeps on $name', ({ fresh }) => {
       // Together: two channels, the later one wins whatever the order they arrive in.
       await appendTogether(store, [msg({ user: 'dan', at: '2026-03-02T12:00:00Z', channel: 'msteams' }), msg({ user: 'dan', at: '2026-03-02T10:00:00Z', channel: 'webchat' })]);
       await appendTogether(store, [msg({ user: 'eve', at: '2026-03-02T10:00:00Z', channel: 'webchat' }), msg({ user: 'eve', at: '2026-03-02T12:00:00Z', channel: 'msteams' })]);
+      // In batches of the views of their own (each read waits for the views; appended one by one, the
+      // records may still be built into the views together): an older message stored later does not
+      // take over the channel, a later message without one keeps the channel stored, and an older
+      // message with one gives it to a user or conversation stored without any.
+      await appendEach(store, [
+        msg({ user: 'fay', at: '2026-03-02T12:00:00Z', channel: 'msteams' }), msg({ user: 'gus', at: '2026-03-02T10:00:00Z', channel: 'webchat' }), msg({ user: 'hal', at: '2026-03-02T12:00:00Z' }),
+      ]);
+      await get('/api/users');
+      await appendEach(store, [
+        msg({ user: 'fay', at: '2026-03-02T10:00:00Z', channel: 'webchat' }), msg({ user: 'gus', at: '2026-03-02T12:00:00Z' }), msg({ user: 'hal', at: '2026-03-02T10:00:00Z', channel: 'webchat' }),
+      ]);
       const users = Object.fromEntries((await get('/api/users')).users.map((u: { userId: string; channel: string }) => [u.userId, u.channel]));
-      expect(users).toEqual({ ann: 'webchat', bob: 'msteams', cat: 'msteams', dan: 'msteams', eve: 'msteams' });
+      expect(users).toEqual({ ann: 'webchat', bob: 'msteams', cat: 'msteams', dan: 'msteams', eve: 'msteams', fay: 'msteams', gus: 'webchat', hal: 'webchat' });
       const conversations = Object.fromEntries((await get('/api/conversations')).conversations.map((c: { conversationId: string; channel: string }) => [c.conversationId, c.channel]));
-      expect(conversations).toEqual({ 'c-ann': 'webchat', cb: 'msteams', 'c-cat': 'msteams', 'c-dan': 'msteams', 'c-eve': 'msteams' });
+      expect(conversations).toEqual({ 'c-ann': 'webchat', cb: 'msteams', 'c-cat': 'msteams', 'c-dan': 'msteams', 'c-eve': 'msteams', 'c-fay': 'msteams', 'c-gus': 'webchat', 'c-hal': 'webchat' });
     });
   });
 
