@@ -13,17 +13,29 @@ describe('messages counted as one in the top-messages view', () => {
     expect(textKey('hi,there')).toBe('hi there');
     expect(textKey('price: 5€ + tax\t\nnow')).toBe('price 5 tax now');
     expect(textKey('Café crème')).toBe('café crème');
+    // Each punctuation mark or symbol, and each run of spaces, is one space; none is kept at either end.
+    expect(textKey('a.b')).toBe('a b');
+    expect(textKey('a+b')).toBe('a b');
+    expect(textKey('a€b')).toBe('a b');
+    expect(textKey('a  \t\n b')).toBe('a b');
+    expect(textKey('  Hello')).toBe('hello');
+    expect(textKey('Hello  ')).toBe('hello');
+    // A control character is neither: it stays.
+    expect(textKey('a\u0000b')).toBe('a\u0000b');
   });
 
   it('have no key when there is no text, or only punctuation', () => {
     expect(textKey(undefined)).toBeNull();
     expect(textKey('')).toBeNull();
     expect(textKey(' ?! ... ')).toBeNull();
+    expect(textKey('!!!')).toBeNull();
   });
 
   it('are told apart by their first 200 characters only', () => {
     const long = 'a'.repeat(250);
     expect(textKey(long)).toBe('a'.repeat(200));
+    expect(textKey('x'.repeat(200))).toBe('x'.repeat(200));
+    expect(textKey('X'.repeat(201))).toBe('x'.repeat(200));
     expect(textKey(`${'b'.repeat(199)}!c`)).toBe(`${'b'.repeat(199)} `.slice(0, 200));
   });
 });
@@ -38,6 +50,12 @@ describe('weeks', () => {
     expect(weekStart(Date.parse('2026-09-10T15:30:00Z'))).toBe(monday);
     expect(weekStart(Date.parse('2026-09-13T23:59:59Z'))).toBe(monday);
     expect(weekStart(Date.parse('1970-01-05T00:00:00Z'))).toBe(4 * DAY);
+  });
+
+  it('start on Monday 00:00 UTC also before 1970-01-05, the first Monday after the epoch', () => {
+    expect(weekStart(0)).toBe(-3 * DAY);
+    expect(weekStart(4 * DAY - 1)).toBe(-3 * DAY);
+    expect(weekStart(11 * DAY)).toBe(11 * DAY);
   });
 });
 

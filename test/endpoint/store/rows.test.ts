@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { postgresDialect, sqliteDialect, type Dialect } from '../../../src/endpoint/store/dialect.js';
-import { batchRows, entriesOf, FEEDBACK_EVENT, textKey, weekStart } from '../../../src/endpoint/store/rows.js';
+import { batchRows, entriesOf, FEEDBACK_EVENT } from '../../../src/endpoint/store/rows.js';
 import type { CountsTable, EntriesTable } from '../../../src/endpoint/store/schema.js';
 import type { StoredRecord } from '../../../src/endpoint/types.js';
 
@@ -16,7 +16,6 @@ const BOT = 'abcdefabcdef';
 const RECEIVED = '2026-03-10T12:34:56.789Z';
 const ms = (iso: string): number => Date.parse(iso);
 const HOUR = 3_600_000;
-const DAY = 86_400_000;
 
 /** A dialect that marks every value it is given, to see which columns go through `text`. */
 const marking: Dialect = { ...sqliteDialect, text: (value) => `<${value}>` };
@@ -343,33 +342,6 @@ describe('the text values of an entry row', () => {
       platform: '<universal>', channel: '<webchat>', channel_at: ms('2026-03-05T10:00:00.000Z'), messages: 1, events: 0,
     }]);
     expect(rows.messageTotals).toStrictEqual([{ bot: BOT, platform: '<universal>', channel: '<webchat>', text_key: '<hi there>', intent: '<Greet>', text: '<Hi!!  There>', count: 1 }]);
-  });
-});
-
-describe('the key messages are grouped by, and the week of a time', () => {
-  it('is null for no text, and keeps exactly 200 characters whole', () => {
-    expect(textKey(undefined)).toBeNull();
-    expect(textKey('!!!')).toBeNull();
-    expect(textKey('x'.repeat(200))).toBe('x'.repeat(200));
-    expect(textKey('X'.repeat(201))).toBe('x'.repeat(200));
-  });
-
-  it('turns punctuation and symbols into one space, and runs of spaces into one, trimmed at both ends', () => {
-    expect(textKey('a.b')).toBe('a b');
-    expect(textKey('a+b')).toBe('a b');
-    expect(textKey('a€b')).toBe('a b');
-    expect(textKey('a  \t\n b')).toBe('a b');
-    expect(textKey('  Hello')).toBe('hello');
-    expect(textKey('Hello  ')).toBe('hello');
-    expect(textKey('a\u0000b')).toBe('a\u0000b');
-  });
-
-  it('starts on the Monday before, at 00:00 UTC, also before 1970-01-05', () => {
-    expect(weekStart(ms('2026-03-08T23:59:59.999Z'))).toBe(ms('2026-03-02T00:00:00Z'));
-    expect(weekStart(ms('2026-03-09T00:00:00Z'))).toBe(ms('2026-03-09T00:00:00Z'));
-    expect(weekStart(0)).toBe(-3 * DAY);
-    expect(weekStart(4 * DAY - 1)).toBe(-3 * DAY);
-    expect(weekStart(11 * DAY)).toBe(11 * DAY);
   });
 });
 
