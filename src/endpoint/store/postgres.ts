@@ -15,8 +15,6 @@ import { loadDriver } from './drivers.js';
 import { openHandles } from './handles.js';
 import { listenForCommits, NOTIFY_CHANNEL } from './listen.js';
 
-export { NOTIFY_CHANNEL };
-
 /** How the PostgreSQL backend is opened. */
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database` (any URL `pg` takes). */
