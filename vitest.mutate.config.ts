@@ -1,5 +1,5 @@
-import { defineConfig, mergeConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import { defineConfig } from 'vitest/config';
+import { sourceAliases } from './vitest.aliases.js';
 
 /**
  * The tests a mutation run uses (`npm run mutate`). Stryker runs them inside its own workers (one
@@ -9,12 +9,12 @@ import base from './vitest.config.js';
  * - tests that drive a child process (the code under test runs in another process, where no mutant
  *   is active): test/demo, test/samples (each sample's index.mjs runs as a process; the endpoint the
  *   tests start in-process has test/endpoint of its own), test/client/process,
- *   test/faults/bot-shutdown, test/faults/secrets-under-faults, test/cli/serve, test/client/short-lived,
- *   test/endpoint/store/crash (serve killed and restarted as processes) and
- *   test/endpoint/store/ensure-postgres (a shell script);
+ *   test/faults/bot-shutdown, test/faults/secrets-under-faults, endpoint/test/cli/serve, test/client/short-lived,
+ *   endpoint/test/store/crash (serve killed and restarted as processes) and
+ *   endpoint/test/store/ensure-postgres (a shell script);
  * - tests of the built package: test/package/sdk-types (packs dist/, which the sandbox does not
  *   have, and type-checks the tarball) and the API report check (reads dist/);
- * - the browser tests (Chromium runs the page's bundled code): test/endpoint/page;
+ * - the browser tests (Chromium runs the page's bundled code): endpoint/test/page;
  * - the lint tests (test/lint: ESLint on code snippets; they run no module of src/).
  *
  * Kept although it also starts processes: test/client/persistence. Its persistDir tests run in
@@ -32,26 +32,31 @@ import base from './vitest.config.js';
 /** `npm run mutate -- --tests=…` narrows the run to some test files or folders. */
 const only = process.env.STRYKER_TESTS?.split(',').filter(Boolean).map((path) => (path.endsWith('.ts') ? path : `${path.replace(/\/$/, '')}/**/*.test.ts`));
 
-const config = mergeConfig(base, defineConfig({
+/** Both packages' tests as one flat list (Stryker's runner takes no vitest projects), with the same aliases as npm test. */
+const config = defineConfig({
+  resolve: { alias: sourceAliases },
   test: {
+    include: ['test/**/*.test.ts', 'endpoint/test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
     exclude: [
-      'node_modules/**',
+      '**/node_modules/**',
       'test/demo/**',
       'test/samples/**',
       'test/client/process.test.ts',
       'test/faults/bot-shutdown.test.ts',
       'test/faults/secrets-under-faults.test.ts',
-      'test/cli/serve.test.ts',
+      'endpoint/test/cli/serve.test.ts',
       'test/client/short-lived.test.ts',
-      'test/endpoint/store/crash.test.ts',
-      'test/endpoint/store/ensure-postgres.test.ts',
+      'endpoint/test/store/crash.test.ts',
+      'endpoint/test/store/ensure-postgres.test.ts',
       'test/package/**',
       'test/api-report.test.ts',
-      'test/endpoint/page/**',
+      'endpoint/test/page/**',
       'test/lint/**',
     ],
   },
-}));
-// Set, not merged: mergeConfig would add these to the base config's include instead of replacing it.
+});
 if (only) config.test!.include = only;
 export default config;

@@ -20,6 +20,10 @@
  * - `selfReferences`: `{ specifier: path }`: the package's own name (and subpaths) and the file
  *   each one resolves to.
  * - `see`: the page the messages point to.
+ * - `packageRoot`: the folder of the package the checked files belong to (`'.'` for the repository
+ *   root); `otherPackages`: folders inside it that are packages of their own. A relative specifier
+ *   that lands outside `packageRoot`, or inside one of `otherPackages`, is an error: another package
+ *   is imported by its name, as a user's install would, never by a path into its folder.
  */
 import path from 'node:path';
 
@@ -79,6 +83,8 @@ export default {
           items: { type: 'object', properties: { regex: { type: 'string' }, message: { type: 'string' } }, required: ['regex', 'message'], additionalProperties: false },
         },
         selfReferences: { type: 'object', additionalProperties: { type: 'string' } },
+        packageRoot: { type: 'string' },
+        otherPackages: { type: 'array', items: { type: 'string' } },
       },
       required: ['root', 'ours', 'layers'],
       additionalProperties: false,
@@ -87,6 +93,7 @@ export default {
       upward: 'Layer rule (local/layers): {{rule}}. {{specifier}} is {{target}}. Move the shared piece down instead of importing up (see {{see}}).',
       typesOnly: 'Layer rule (local/layers): {{rule}}. {{specifier}} is {{target}}: import types only from it (`import type`) (see {{see}}).',
       package: 'Layer rule (local/layers): {{message}} ({{specifier}}; see {{see}}).',
+      crossPackage: 'Layer rule (local/layers): {{specifier}} is {{target}}, in another package. Import that package by its name (for the protocol: \'botbuilder-conversation-analytics/protocol\'), never by a path into its folder (see {{see}}).',
     },
   },
 
@@ -102,6 +109,11 @@ export default {
     const packages = (options.packages ?? []).map((p) => ({ regex: new RegExp(p.regex), message: p.message }));
     const selfReferences = Object.entries(options.selfReferences ?? {});
     const dir = path.dirname(path.resolve(root, file));
+    const packageRoot = options.packageRoot ?? '.';
+    const otherPackages = options.otherPackages ?? [];
+    /** True when a repo-relative target lies in another package than the checked file's. */
+    const foreign = (target) =>
+      (packageRoot !== '.' && !within(target, packageRoot)) || target.startsWith('../') || otherPackages.some((p) => within(target, p));
 
     /** The repo-relative file or folder a specifier names, or undefined for another package. */
     function resolve(specifier) {
@@ -120,8 +132,12 @@ export default {
         context.report({ node: sourceNode, messageId: 'package', data: { message: banned.message, specifier: quoted, see } });
         return;
       }
-      if (!layer) return;
       const target = resolve(specifier);
+      if (target !== undefined && (specifier.startsWith('.') || specifier.startsWith('/')) && foreign(target)) {
+        context.report({ node: sourceNode, messageId: 'crossPackage', data: { specifier: quoted, target, see } });
+        return;
+      }
+      if (!layer) return;
       if (target === undefined || !within(target, ours)) return;
       if (within(target, layer.path) || layer.may.some((p) => within(target, p))) return;
       const data = { rule: layer.rule, specifier: quoted, target, see };

@@ -1,10 +1,10 @@
 #!/bin/sh
-# The browser tests (test/endpoint/page) drive Debian's Chromium. Install it when it is missing and this
+# The browser tests (endpoint/test/page) drive Debian's Chromium. Install it when it is missing and this
 # machine can (root with apt-get); otherwise say what to install. Runs before `npm test`.
 set -eu
 [ -x /usr/bin/chromium ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "Installing Debian's chromium for the browser tests (test/endpoint/page)..." >&2
+  echo "Installing Debian's chromium for the browser tests (endpoint/test/page)..." >&2
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   exit 0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The database tests (test/endpoint/store, and every test run on both databases) need a real PostgreSQL
+# The database tests (endpoint/test/store, and every test run on both databases) need a real PostgreSQL
 # server. They use TRACKING_TEST_DATABASE_URL, else the local server at 127.0.0.1:5432 (user postgres,
 # trust auth, database test) that every machine of this project runs. When that does not answer, this
 # starts it, or installs Debian's postgresql and starts it, where the machine allows (root); otherwise it

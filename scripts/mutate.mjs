@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run mutate -- <file|folder> ...`: mutation testing of the named modules with StrykerJS, then one
 // line per module with its score (killed + timeout) / (all mutants - ignored, compile and runtime errors). Scores are kept in
-// docs/mutation-scores.json, merged run after run, for `npm run mutate:table` (the README's table).
+// docs/mutation-scores.json, merged run after run, for `npm run mutate:table` (CONTRIBUTING.md's table).
 // Mutants marked equivalent in the code (`// Stryker disable next-line <mutator>: why`) are Ignored:
 // counted neither as detected nor in the total. Each run has its own sandbox and report, so several
 // runs (on different modules) can go on at once; `--incremental` re-tests only what changed since

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm run mutate:table`: writes the mutation scores that `npm run mutate` recorded in
-// docs/mutation-scores.json as tables: a compact one in README.md's development section (between the
+// docs/mutation-scores.json as tables: a compact one in CONTRIBUTING.md (between the
 // `mutation-scores` markers: each module with its score, three to a row, and a summary line) and the
 // full one (detected, survived, not covered, ignored, when measured) in docs/mutation.md.
-// `--print` shows the README's table without writing anything.
+// `--print` shows CONTRIBUTING.md's table without writing anything.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { modulesIn } from './modules.mjs';
 
@@ -19,15 +19,15 @@ if (!existsSync(SCORES)) {
 }
 // The modules the target applies to (issue 18): the tracking API, the client, the middleware, the
 // endpoint's HTTP, API and store rooms, and the CLI's import parsing. Type-only files have no mutants.
-const SCOPE = ['src/protocol', 'src/client', 'src/middleware', 'src/endpoint/http', 'src/endpoint/api', 'src/endpoint/store', 'src/cli/csv.ts', 'src/cli/import-rows.ts', 'src/cli/timestamp.ts'];
+const SCOPE = ['src/protocol', 'src/client', 'src/middleware', 'src/moved', 'endpoint/src/http', 'endpoint/src/api', 'endpoint/src/store', 'endpoint/src/cli/csv.ts', 'endpoint/src/cli/import-rows.ts', 'endpoint/src/cli/timestamp.ts'];
 // Files Stryker finds no mutant in: types only, or (transport.ts) types and constants marked equivalent.
-const NO_MUTANTS = new Set(['src/protocol/types.ts', 'src/client/client-types.ts', 'src/client/transport.ts', 'src/middleware/sdk-types.ts', 'src/endpoint/store/schema.ts']);
+const NO_MUTANTS = new Set(['src/protocol/types.ts', 'src/client/client-types.ts', 'src/client/transport.ts', 'src/middleware/sdk-types.ts', 'endpoint/src/store/schema.ts']);
 const recorded = JSON.parse(readFileSync(SCORES, 'utf8'));
 // A score of a module that no longer exists (moved or split) says nothing about today's code.
 const gone = Object.keys(recorded).filter((file) => !existsSync(file));
 const scores = Object.entries(recorded).filter(([file]) => existsSync(file)).sort(([a], [b]) => a.localeCompare(b));
 const unmeasured = SCOPE.flatMap(modulesIn).filter((file) => !(file in recorded) && !NO_MUTANTS.has(file)).sort();
-const short = (file) => file.replace(/^src\//, '');
+const short = (file) => file.replace(/^src\//, '').replace(/^endpoint\/src\//, 'endpoint/');
 const mark = (s) => (s.score >= TARGET ? `${s.score.toFixed(1)}%` : `**${s.score.toFixed(1)}%**`);
 
 const compact = [];
@@ -65,12 +65,12 @@ const full = [
 ].join('\n');
 writeFileSync('docs/mutation.md', full);
 
-const readme = readFileSync('README.md', 'utf8');
+const readme = readFileSync('CONTRIBUTING.md', 'utf8');
 const start = readme.indexOf(START);
 const end = readme.indexOf(END);
 if (start === -1 || end === -1) {
-  console.error(`README.md has no ${START} … ${END} markers.`);
+  console.error(`CONTRIBUTING.md has no ${START} … ${END} markers.`);
   process.exit(2);
 }
-writeFileSync('README.md', `${readme.slice(0, start + START.length)}\n${readmeTable}\n${readme.slice(end)}`);
-console.log(`README.md and docs/mutation.md: ${scores.length} modules.`);
+writeFileSync('CONTRIBUTING.md', `${readme.slice(0, start + START.length)}\n${readmeTable}\n${readme.slice(end)}`);
+console.log(`CONTRIBUTING.md and docs/mutation.md: ${scores.length} modules.`);

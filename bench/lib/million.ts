@@ -4,7 +4,7 @@
  * intents (some NotHandled, with recognizer scores), buttons and clicks, AI-labelled replies,
  * purchases in two currencies and feedback. Deterministic (seeded), so every run builds the same.
  */
-import type { NewRecord } from '../../src/endpoint/store/store.js';
+import type { NewRecord } from '../../endpoint/src/store/store.js';
 
 /** The dataset's last day; it spans the 90 days before. */
 export const END = Date.parse('2026-11-20T00:00:00Z');

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import { openStore } from '../../src/endpoint/store/open.js';
+import { openStore } from '../../endpoint/src/store/open.js';
 import { millionRecords } from '../lib/million.js';
 import { serve } from '../lib/worker.js';
 

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTrackingEndpoint } from '../../src/endpoint/index.js';
+import { startTrackingEndpoint } from '../../endpoint/src/index.js';
 import { serve } from '../lib/worker.js';
 
 const mode = process.argv[2] as 'sink' | 'endpoint';

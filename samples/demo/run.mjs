@@ -8,19 +8,20 @@
 //   npm start -- --serve      keep the endpoint (and its page) running afterwards, until Ctrl-C
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TrackingClient, TrackingMiddleware } from 'botbuilder-conversation-analytics';
-import { startTrackingEndpoint } from 'botbuilder-conversation-analytics/endpoint';
+import { startTrackingEndpoint } from 'botbuilder-conversation-analytics-endpoint';
 import { startAgentServer } from '../lib/agent-server.mjs';
 import { startChannelService } from '../lib/channel-service.mjs';
 import { SCRIPT } from './conversation.mjs';
 import { createPizzaAgent } from './pizza-bot.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.resolve(here, '../../dist/cli.js');
+// The endpoint package's command (`npx botbuilder-conversation-analytics-endpoint transcript` for a user).
+const endpointPackage = path.dirname(createRequire(import.meta.url).resolve('botbuilder-conversation-analytics-endpoint/package.json'));
+const cli = path.join(endpointPackage, JSON.parse(fs.readFileSync(path.join(endpointPackage, 'package.json'), 'utf8')).bin['botbuilder-conversation-analytics-endpoint']);
 const serve = process.argv.includes('--serve');
 const API_KEY = 'demo-key-0001';
 

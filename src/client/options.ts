@@ -219,7 +219,7 @@ export function resolveOptions(options: TrackingClientOptions): ResolvedOptions 
   }
   if (baseUrl === undefined || baseUrl === '') {
     problems.add(
-      'No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints).',
+      'No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics-endpoint serve` and use the address it prints).',
       { path: 'baseUrl', expected: 'the endpoint\'s base URL (env TRACKING_BASE_URL)', received: 'missing' },
     );
   } else if (!/^https?:\/\/[^/\s]/i.test(baseUrl) || !URL.canParse(baseUrl)) {

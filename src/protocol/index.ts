@@ -1,6 +1,28 @@
-/** The tracking interface: record types, schemas, validation, platforms and the version rule. Imports nothing of ours. */
-export * from './types.js';
-export * from './schema.js';
-export * from './schemas.js';
-export * from './platforms.js';
-export * from './secrets.js';
+/**
+ * The tracking API's contract: record types, validation, platform values, the version rule, URL
+ * building and the names of secrets. Imports nothing of ours. This file is also the package's
+ * `botbuilder-conversation-analytics/protocol` entry, which the endpoint package uses (its surface is
+ * pinned by api/protocol.api.md); the schema combinators behind `validate()` stay internal.
+ */
+export type * from './types.js';
+export { check, isPlainObject, type Schema, type ValidationIssue } from './schema.js';
+export { genericSchema, schemaFor, validate, type ValidateOptions } from './schemas.js';
+export {
+  API_VERSIONS,
+  DEFAULT_PLATFORM_NAMES,
+  DEFAULT_VERSION,
+  PLATFORM_KINDS,
+  RECORD_TYPES,
+  UNIVERSAL_VERSION,
+  checkApiKey,
+  defaultEventPlatform,
+  isApiVersion,
+  isPlaceholder,
+  platformKind,
+  platformValue,
+  trackUrl,
+  versionFor,
+  type PlatformNames,
+  type TrackQuery,
+} from './platforms.js';
+export { SECRET_KEY, SECRET_PARAMETERS, SECRET_URL_PARAMETER } from './secrets.js';

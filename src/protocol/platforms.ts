@@ -8,7 +8,7 @@ import type { ApiVersion, PlatformKind, RecordType } from './types.js';
 export const UNIVERSAL_VERSION: ApiVersion = '10.1.1-rest';
 /** The version sent for sms, the direct-message and messenger platforms, and every event. */
 export const DEFAULT_VERSION: ApiVersion = '11.1.0-rest';
-/** Every interface version the spec shows. */
+/** Every version value the spec shows: `['11.1.0-rest', '10.1.1-rest']`. */
 export const API_VERSIONS: readonly ApiVersion[] = [DEFAULT_VERSION, UNIVERSAL_VERSION];
 
 /** True for a version value the spec shows. */
@@ -24,9 +24,12 @@ export interface PlatformNames {
   messenger: string;
 }
 
+/** The wire values of the two platforms the spec leaves as placeholders: `{ directMessage: 'twitter', messenger: 'facebook' }`. */
 export const DEFAULT_PLATFORM_NAMES: PlatformNames = { directMessage: 'twitter', messenger: 'facebook' };
 
+/** The four platform kinds of the spec. */
 export const PLATFORM_KINDS: readonly PlatformKind[] = ['sms', 'universal', 'directMessage', 'messenger'];
+/** The three record types of the spec (the scripted `generic` form is not one: see docs/decisions.md). */
 export const RECORD_TYPES: readonly RecordType[] = ['incoming', 'outgoing', 'event'];
 
 /** The value of the `platform` query parameter for a platform kind. */

@@ -148,7 +148,7 @@ describe('what a configuration error says', () => {
     for (const baseUrl of [undefined, '']) {
       const error = configError({ apiKey: BASE.apiKey, baseUrl, env: {} });
       expect(error.message).toBe(
-        'No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints).',
+        'No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics-endpoint serve` and use the address it prints).',
       );
       expect(error.issues).toEqual([{ path: 'baseUrl', expected: "the endpoint's base URL (env TRACKING_BASE_URL)", received: 'missing' }]);
     }
@@ -181,7 +181,7 @@ describe('what a configuration error says', () => {
     expect(error.message).toBe(
       '4 settings need fixing: (1) TRACKING_ENABLED is "maybe", which is neither on nor off: set it to true or false (1/0, yes/no and on/off work too), or remove it. ' +
         '(2) No API key: set the TRACKING_API_KEY environment variable, or pass { apiKey } to the TrackingClient. A key comes with each bot you create in the analytics dashboard. ' +
-        '(3) No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics serve` and use the address it prints). ' +
+        '(3) No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics-endpoint serve` and use the address it prints). ' +
         '(4) Option maxAttempts must be a positive number (default 5).',
     );
     expect(error.issues.map((i) => i.path)).toEqual(['TRACKING_ENABLED', 'apiKey', 'baseUrl', 'maxAttempts']);

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TrackingClient } from '../../src/index.js';
-import { startTrackingEndpoint, type TrackingEndpoint } from '../../src/endpoint/index.js';
+import { startTrackingEndpoint, type TrackingEndpoint } from 'botbuilder-conversation-analytics-endpoint';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
 import { startFaultFront, type FaultFront, type Fault } from '../helpers/fault-front.js';
 import { startScript, type ScriptResult } from '../helpers/run-script.js';

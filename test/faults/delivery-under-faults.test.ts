@@ -7,7 +7,7 @@
  */
 import util from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unexpected } from './endpoint-log.js';
+import { unexpected } from '../../endpoint/test/helpers/endpoint-log.js';
 import type { Logger } from '../../src/index.js';
 import { API_KEY, CLIENT_OPTIONS, formatTable, PAGE_TOKEN, runScenario, SCENARIOS, type ScenarioReport, type ScenarioRun } from './scenario.js';
 

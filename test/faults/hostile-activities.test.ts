@@ -11,7 +11,7 @@ import { TestAdapter, type Activity, type TurnContext } from 'botbuilder';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TrackingClient, type TrackingError } from '../../src/index.js';
 import { TrackingMiddleware, trackEvent } from '../../src/middleware/index.js';
-import { startTrackingEndpoint, type TrackingEndpoint } from '../../src/endpoint/index.js';
+import { startTrackingEndpoint, type TrackingEndpoint } from 'botbuilder-conversation-analytics-endpoint';
 
 const KEY = 'hostile-activity-key-31';
 const TOKEN = 'EAAHostilePageToken77c2a9';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { TestAdapter, type Activity } from 'botbuilder';
 import { TrackingClient, type Logger, type TrackingClientOptions, type TrackingError } from '../../src/index.js';
 import { TrackingMiddleware } from '../../src/middleware/index.js';
-import { startTrackingEndpoint } from '../../src/endpoint/index.js';
+import { startTrackingEndpoint } from 'botbuilder-conversation-analytics-endpoint';
 import { startFaultFront, type Fault, type FrontRequest, type Plan } from '../helpers/fault-front.js';
 
 /** The bot's API key and the messenger page access token: they must never show up in output. */

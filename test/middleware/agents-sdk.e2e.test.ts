@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { Activity } from '@microsoft/agents-activity';
 import { ActivityHandler, authorizeJWT, CloudAdapter, getAuthConfigWithDefaults, type AgentApplication, type TurnContext, type TurnState } from '@microsoft/agents-hosting';
 import { setOutgoingIntent, TrackingMiddleware, type TrackingMiddlewareOptions } from '../../src/index.js';
-import { transcriptEntries } from '../../src/endpoint/index.js';
-import type { StoredRecord } from '../../src/endpoint/types.js';
+import { transcriptEntries } from 'botbuilder-conversation-analytics-endpoint';
+import type { StoredRecord } from 'botbuilder-conversation-analytics-endpoint';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
 import { startHarness, type Harness } from './harness.js';
 

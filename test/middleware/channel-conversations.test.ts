@@ -7,8 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestAdapter, type Activity } from 'botbuilder';
 import { validate, type PlatformKind } from '../../src/protocol/index.js';
-import { transcriptEntries } from '../../src/endpoint/index.js';
-import type { StoredRecord } from '../../src/endpoint/types.js';
+import { transcriptEntries } from 'botbuilder-conversation-analytics-endpoint';
+import type { StoredRecord } from 'botbuilder-conversation-analytics-endpoint';
 import { TrackingMiddleware } from '../../src/middleware/index.js';
 import { CONVERSATIONS, type Saw } from './fixtures/conversations.js';
 import { startHarness, type Harness, type Received } from './harness.js';

@@ -240,7 +240,7 @@ describe('a CloudAdapter bot over HTTP', () => {
 
 describe("with the package's local tracking endpoint", () => {
   it('every record a CloudAdapter bot sends is accepted and stored by the endpoint', async () => {
-    const { startTrackingEndpoint } = await import('../../src/endpoint/index.js');
+    const { startTrackingEndpoint } = await import('botbuilder-conversation-analytics-endpoint');
     const endpoint = await startTrackingEndpoint({ port: 0, host: '127.0.0.1', dataFile: false, log: () => undefined });
     const errors: unknown[] = [];
     const { TrackingClient } = await import('../../src/client/index.js');

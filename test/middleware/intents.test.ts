@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Activity, RecognizerResult, TurnContext } from 'botbuilder';
 import { intentFromRecognizerResult, setIntent, setOutgoingIntent } from '../../src/middleware/index.js';
 import { inputsFromEntities, recognizerResultOfClu, recognizerResultOfTrace, toIntent, type IntentSource } from '../../src/middleware/intents.js';
-import { transcriptEntries } from '../../src/endpoint/index.js';
-import type { StoredRecord } from '../../src/endpoint/types.js';
+import { transcriptEntries } from 'botbuilder-conversation-analytics-endpoint';
+import type { StoredRecord } from 'botbuilder-conversation-analytics-endpoint';
 import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
 
 let h: Harness;

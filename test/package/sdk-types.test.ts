@@ -45,7 +45,7 @@ let unpacked: string;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sdk-types-'));
   // npm test builds dist/ first; pack it as npm would publish it.
-  const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT });
+  const { stdout } = await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT });
   const tarball = join(work, stdout.trim().split('\n').pop() as string);
   unpacked = join(work, 'unpacked');
   mkdirSync(unpacked);

@@ -6,7 +6,7 @@
  * what is queued, the process exits 0. Then the test reads what the endpoint recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTrackingEndpoint, type TrackingEndpoint } from '../../src/endpoint/index.js';
+import { startTrackingEndpoint, type TrackingEndpoint } from 'botbuilder-conversation-analytics-endpoint';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
 import { startScript, type ScriptResult } from '../helpers/run-script.js';
 import { ANONYMOUS, SOURCE, message, postUntilUp, storedRecord, transcript, waitForOutput } from './helpers.js';

@@ -3,7 +3,7 @@
  * starting, reading what the endpoint recorded, and a free port for hosts that cannot listen on 0.
  */
 import net from 'node:net';
-import type { TrackingEndpoint, TranscriptEntry } from '../../src/endpoint/index.js';
+import type { TrackingEndpoint, TranscriptEntry } from 'botbuilder-conversation-analytics-endpoint';
 import type { ScriptOptions } from '../helpers/run-script.js';
 
 /** Node options that make a sample's `botbuilder-conversation-analytics` imports load src/ (no build needed). */

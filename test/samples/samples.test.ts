@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTrackingEndpoint, type TrackingEndpoint } from '../../src/endpoint/index.js';
+import { startTrackingEndpoint, type TrackingEndpoint } from 'botbuilder-conversation-analytics-endpoint';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
 import { runScript, startScript } from '../helpers/run-script.js';
 import { ANONYMOUS, SOURCE, freePort, message as activity, postUntilUp } from './helpers.js';

@@ -1,0 +1,85 @@
+/**
+ * `POST /track`: checks the key, the query, the Content-Type, the size and the shape of the
+ * body, in that order, then stores the record and answers `{ ok: true, id }` once it is written.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { check, genericSchema, validate, type ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
+import { readBody } from '../http/body.js';
+import { sendError, sendJson } from '../http/respond.js';
+import type { EndpointContext, Target } from '../http/router.js';
+import { parseBody } from '../http/safe-json.js';
+import { checkTrackQuery, type TrackTarget } from './track-query.js';
+import { stripAccessTokens } from '../store/tokens.js';
+import type { TrackAccepted } from '../types.js';
+
+/** `application/json`, with or without parameters such as `charset`. */
+function isJson(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const semi = contentType.indexOf(';');
+  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
+}
+
+/** Answers before reading the body; a large or unsized body is not drained, the connection is closed instead. */
+function refuse(req: IncomingMessage, res: ServerResponse, context: EndpointContext, status: number, error: string, problems?: ValidationIssue[]): void {
+  const length = Number(req.headers['content-length'] ?? 0);
+  const drainable = req.headers['transfer-encoding'] === undefined && length <= context.options.maxBodyBytes;
+  sendError(res, status, error, problems, drainable ? undefined : { Connection: 'close' });
+}
+
+function describeTarget(target: TrackTarget): string {
+  if (target.type === 'generic') return 'the scripted form (type=generic, body {text})';
+  return `an ${target.type} record on ${target.platform}`;
+}
+
+function bodyProblems(target: TrackTarget, body: unknown, context: EndpointContext): ValidationIssue[] {
+  // Stryker disable next-line ConditionalExpression: checkTrackQuery lets a request omit the platform only in the scripted form, so kind is null only when type is generic (the test narrows the type)
+  if (target.type === 'generic' || target.kind === null) return check(genericSchema, body);
+  return validate(target.kind, target.type, body, { allowReferralEvent: context.options.allowReferralEvent });
+}
+
+/** JSON text on one line: in valid JSON, line breaks can only be whitespace between tokens. */
+function oneLine(text: string): string {
+  // Stryker disable next-line ConditionalExpression,BooleanLiteral,Regex: this test only skips a replace that would find nothing; any text gives the same line either way
+  if (!/[\r\n]/.test(text)) return text.trim();
+  return text.replace(/[\r\n]+/g, ' ').trim();
+}
+
+/** Handles `POST /track`. Never rejects for bad input: every problem is a 4xx with a JSON body. */
+export async function handleTrack(req: IncomingMessage, res: ServerResponse, { query }: Target, context: EndpointContext): Promise<void> {
+  const key = context.keys.checkTrackingKey(query.get('apiKey'));
+  if (!key.ok) return refuse(req, res, context, 401, key.error, key.problems);
+  const checked = checkTrackQuery(query, context.options.platformNames);
+  if (!checked.ok) return refuse(req, res, context, 400, 'The query string does not make a valid tracking request.', checked.problems);
+  if (!isJson(req.headers['content-type'])) {
+    return refuse(req, res, context, 415, 'Content-Type must be application/json (a charset parameter is fine).');
+  }
+  const body = await readBody(req, context.options.maxBodyBytes);
+  if (!body.ok) {
+    // Stryker disable next-line ConditionalExpression: a body cut short means the client reset the connection (nothing can reach it) or half-closed it, which Node's parser answers itself with 400 first; a 413 here is never seen
+    if (body.reason === 'too-large') {
+      sendError(res, 413, `The body is larger than ${context.options.maxBodyBytes} bytes, the limit of this endpoint.`, undefined, { Connection: 'close' });
+    }
+    return;
+  }
+  const parsed = parseBody(body.text, context.options.maxBodyDepth);
+  if (!parsed.ok) return sendError(res, 400, parsed.error);
+  const { target } = checked;
+  const problems = bodyProblems(target, parsed.value, context);
+  if (problems.length > 0) {
+    return sendError(res, 400, `The body does not match the spec for ${describeTarget(target)}; see problems.`, problems);
+  }
+  const stripped = stripAccessTokens(parsed.value);
+  let id: number;
+  try {
+    const record = await context.store.append(
+      { platform: target.platform, platformKind: target.kind, v: target.v, type: target.type, bot: key.bot, body: parsed.value },
+      parsed.scrubbed || stripped ? undefined : oneLine(body.text),
+    );
+    id = record.seq;
+  } catch (error) {
+    context.options.log(`tracking endpoint: could not write the data file: ${(error as Error).message}`);
+    return sendError(res, 503, 'The record could not be saved (the data file could not be written); it was not stored. Try again later.', undefined, { 'Retry-After': 1 });
+  }
+  const accepted: TrackAccepted = { ok: true, id };
+  sendJson(res, 200, accepted);
+}

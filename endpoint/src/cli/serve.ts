@@ -1,0 +1,141 @@
+/** `serve`: runs the local tracking endpoint until Ctrl+C (SIGINT) or SIGTERM. */
+import { startTrackingEndpoint, type TrackingEndpoint } from '../index.js';
+import { DEFAULT_DATABASE_FILE, DEFAULT_PORT } from '../options.js';
+import { PROGRAM, UsageError, intOption, parseCommandArgs, println, type CliIO, type Command } from './command.js';
+
+const usage = `Usage: ${PROGRAM} serve [options]
+
+Runs a tracking endpoint: POST /track as the tracking spec describes it, records kept in SQLite
+(a file, nothing to set up) or PostgreSQL (several endpoints on one database), JSON reads under
+/api/, a live page at /, and /healthz for load balancers.
+
+Options:
+  --port N                 Port to listen on (default ${DEFAULT_PORT}, env TRACKING_PORT; 0 = any free port)
+  --host ADDRESS           Address to listen on (default 127.0.0.1: this machine only)
+  --allowed-host NAME      A host name clients use to reach the endpoint (repeat for several; also
+                           env TRACKING_ALLOWED_HOSTS, comma-separated). Requests addressed to any
+                           other name are refused (403), writes included
+  --key [NAME=]KEY         An accepted API key, one per bot, optionally named (pizza-bot=sk_…);
+                           repeat for several (also env TRACKING_API_KEYS, comma-separated, and
+                           TRACKING_API_KEY). Without any, every key that is not a placeholder is
+                           accepted (only allowed on 127.0.0.1).
+  --data FILE              SQLite database file (default ${DEFAULT_DATABASE_FILE}); an earlier
+                           version's .ndjson data file is imported once into FILE.db
+  --database URL           PostgreSQL instead: postgres://user:password@host:5432/db (also env
+                           TRACKING_DATABASE_URL). Run as many endpoints on it as you like
+  --memory                 Keep records in memory only (lost when the endpoint stops)
+  --fsync                  SQLite: sync every commit to disk before acknowledging (survives a power cut)
+  --retention DAYS         Delete what happened more than DAYS days ago (90 or 90d), hourly
+  --max-body BYTES         Largest accepted body (default 1048576)
+  --dm-platform NAME       Platform value of the direct-message platform (default twitter)
+  --messenger-platform NAME  Platform value of the messenger platform (default facebook)
+  --allow-referral-event   Accept referralEvent as an event type
+  -h, --help               Show this help`;
+
+/** The keys from `--key` flags and the environment, without duplicates. */
+export function collectKeys(flags: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
+  const fromEnv = [...(env.TRACKING_API_KEYS ?? '').split(','), env.TRACKING_API_KEY ?? ''];
+  return [...new Set([...(flags ?? []), ...fromEnv].map((key) => key.trim()).filter((key) => key.length > 0))];
+}
+
+async function describe(endpoint: TrackingEndpoint, keyCount: number): Promise<string[]> {
+  const stored = await endpoint.store.count();
+  const { kind, location } = endpoint.database;
+  const where = location === ':memory:' ? 'in memory only (lost on stop)' : `${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ${location}`;
+  const imported = endpoint.imported;
+  return [
+    `Tracking endpoint listening on ${endpoint.url}`,
+    `  Track:  POST ${endpoint.url}/track  (${endpoint.acceptsAnyKey ? 'no --key given: accepting any API key that is not a placeholder' : `accepting ${keyCount} API key${keyCount === 1 ? '' : 's'}`})`,
+    `  Page:   ${endpoint.url}/  (transcripts and charts, live)`,
+    `  Read:   ${endpoint.url}/api/summary, /api/users, /api/conversations, /api/transcript?user=ID`,
+    `  Data:   ${where} (${stored} record${stored === 1 ? '' : 's'})`,
+    ...(imported !== undefined
+      ? [`  Import: ${imported.records} record(s) from ${imported.file} (left in place)${imported.skipped > 0 ? `; ${imported.skipped} unreadable line(s) skipped` : ''}`]
+      : []),
+    `  Health: ${endpoint.url}/healthz`,
+    `  Bots:   TRACKING_BASE_URL=${endpoint.url}`,
+    'Press Ctrl+C to stop.',
+  ];
+}
+
+/**
+ * Listens for SIGINT and SIGTERM from now on (so a signal sent as soon as the address is printed
+ * is never missed). `signalled` resolves on the first; a second one exits at once.
+ */
+function watchSignals(io: CliIO): { signalled: Promise<string>; dispose: () => void } {
+  let onSignal!: (signal: string) => void;
+  const signalled = new Promise<string>((resolve) => {
+    onSignal = (signal: string) => {
+      process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      process.once('SIGINT', () => process.exit(130)).once('SIGTERM', () => process.exit(143));
+      println(io.stdout, `${signal}: stopping (again to stop at once)…`);
+      resolve(signal);
+    };
+  });
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  return { signalled, dispose: () => void process.off('SIGINT', onSignal).off('SIGTERM', onSignal) };
+}
+
+/** `--retention 90` or `90d`: a number of days greater than 0. */
+function retentionOption(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)d?$/.exec(value.trim());
+  const days = match ? Number(match[1]) : NaN;
+  if (!(days > 0)) throw new UsageError(`--retention takes a number of days, such as 90 or 90d; got "${value}".`);
+  return days;
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run a local tracking endpoint (POST /track, JSON reads, durable file)',
+  usage,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, {
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        key: { type: 'string', multiple: true },
+        data: { type: 'string' },
+        database: { type: 'string' },
+        memory: { type: 'boolean' },
+        retention: { type: 'string' },
+        fsync: { type: 'boolean' },
+        'max-body': { type: 'string' },
+        'dm-platform': { type: 'string' },
+        'messenger-platform': { type: 'string' },
+        'allow-referral-event': { type: 'boolean' },
+      },
+    });
+    const databaseUrl = values.database ?? (io.env.TRACKING_DATABASE_URL || undefined);
+    const chosen = [values.memory && '--memory', values.data !== undefined && '--data', values.database !== undefined && '--database'].filter(Boolean);
+    if (chosen.length > 1) throw new UsageError(`${chosen.join(' and ')} cannot be used together: choose where records are kept.`);
+    if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+      throw new UsageError(`--database takes a PostgreSQL URL (postgres://user:password@host:5432/db); for a SQLite file use --data FILE.`);
+    }
+    const retentionDays = values.retention === undefined ? undefined : retentionOption(values.retention);
+    const port = values.port !== undefined ? intOption('port', values.port, 0, 65535) : intOption('port (env TRACKING_PORT)', io.env.TRACKING_PORT || undefined, 0, 65535);
+    const apiKeys = collectKeys(values.key, io.env);
+    const signals = watchSignals(io);
+    const endpoint = await startTrackingEndpoint({
+      port,
+      host: values.host,
+      allowedHosts: [...(values['allowed-host'] ?? []), ...(io.env.TRACKING_ALLOWED_HOSTS ?? '').split(',')].map((name) => name.trim()).filter(Boolean),
+      apiKeys,
+      database: values.memory ? false : (values.data ?? databaseUrl),
+      retentionDays,
+      fsync: values.fsync,
+      maxBodyBytes: intOption('max-body', values['max-body'], 1),
+      platformNames: { directMessage: values['dm-platform'], messenger: values['messenger-platform'] },
+      allowReferralEvent: values['allow-referral-event'],
+      log: (message) => println(io.stderr, message),
+    }).catch((error: unknown) => {
+      signals.dispose();
+      throw error;
+    });
+    for (const line of await describe(endpoint, apiKeys.length)) println(io.stdout, line);
+    await signals.signalled;
+    await endpoint.close();
+    println(io.stdout, 'Stopped.');
+    return 0;
+  },
+};

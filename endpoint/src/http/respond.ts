@@ -1,0 +1,35 @@
+/** Writing JSON responses. Every response of the endpoint has a JSON body. */
+import type { ServerResponse } from 'node:http';
+import type { ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
+import type { ErrorBody } from '../types.js';
+
+/** Extra response headers. */
+export type Headers = Record<string, string | number>;
+
+/** Sends `body` as JSON with `status`. Does nothing when the response was already sent or the socket is gone. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Headers): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Why each refused request was refused (the error it was sent), for the endpoint's log. */
+const reasons = new WeakMap<ServerResponse, string>();
+
+/** The error a refused response was sent with, if any (never holds a key: error messages never quote one). */
+export function refusalReason(res: ServerResponse): string | undefined {
+  return reasons.get(res);
+}
+
+/** Sends `{ ok: false, error, problems? }` with `status`. */
+export function sendError(res: ServerResponse, status: number, error: string, problems?: ValidationIssue[], headers?: Headers): void {
+  const body: ErrorBody = problems ? { ok: false, error, problems } : { ok: false, error };
+  const detail = problems?.[0] ? ` (${problems[0].path}: expected ${problems[0].expected})` : '';
+  reasons.set(res, `${error}${detail}`);
+  sendJson(res, status, body, headers);
+}
