@@ -5,7 +5,7 @@
  * page scroll sideways, every card and chart fits and is visible, every chart has its table beside
  * it for screen readers; and a screenshot of each, in endpoint/test/artifacts/ (git-ignored). With
  * UPDATE_DOCS_IMAGES=1 the desktop screenshots are also written to docs/images/, as the README and
- * docs/endpoint.md show them.
+ * endpoint/README.md show them.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
