@@ -1,6 +1,7 @@
 /**
  * `POST /track`: checks the key, the query, the Content-Type, the size and the shape of the
- * body, in that order, then stores the record and answers `{ ok: true, id }` once it is written.
+ * body, in that order, then stores the record and answers `{ ok: true, id }` once it is written:
+ * `503` means it was not stored, `504` that the database could not tell whether it was.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { check, genericSchema, validate, type ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
@@ -9,6 +10,7 @@ import { sendError, sendJson } from '../http/respond.js';
 import type { EndpointContext, Target } from '../http/router.js';
 import { parseBody } from '../http/safe-json.js';
 import { checkTrackQuery, type TrackTarget } from './track-query.js';
+import { CommitOutcomeUnknownError } from '../store/store.js';
 import { stripAccessTokens } from '../store/tokens.js';
 import type { TrackAccepted } from '../types.js';
 
@@ -77,6 +79,10 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     );
     id = record.seq;
   } catch (error) {
+    if (error instanceof CommitOutcomeUnknownError) {
+      context.options.log(`tracking endpoint: a record may or may not be stored: ${error.message}`);
+      return sendError(res, 504, 'The database did not confirm whether the record was stored (the connection to it was lost during the commit and it did not answer again in time): it may have been. Sending it again may store it twice.');
+    }
     context.options.log(`tracking endpoint: could not write the data file: ${(error as Error).message}`);
     return sendError(res, 503, 'The record could not be saved (the data file could not be written); it was not stored. Try again later.', undefined, { 'Retry-After': 1 });
   }

@@ -6,7 +6,7 @@
  * by record, so that one record the database refuses never takes the others down with it.
  */
 import type { Transaction } from 'kysely';
-import { StoreUnavailableError, type Backend } from './backend.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError, type Backend } from './backend.js';
 import { recordRow, type RecordRow } from './record-row.js';
 import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
@@ -82,7 +82,8 @@ export class AppendQueue {
         try {
           await this.commit(batch);
         } catch (error) {
-          if (batch.length === 1 || this.backend.isUnavailable(error)) {
+          // A batch that may have been stored (its commit's answer was lost) is never committed again.
+          if (batch.length === 1 || error instanceof CommitOutcomeUnknownError || this.backend.isUnavailable(error)) {
             const failure = this.failure(error);
             for (const pending of batch) pending.reject(failure);
           } else {
@@ -96,12 +97,16 @@ export class AppendQueue {
     }
   }
 
-  /** The error an append rejects with: a `StoreUnavailableError` when the database cannot write now, else its own. */
+  /**
+   * The error an append rejects with: a `StoreUnavailableError` when the database cannot write now
+   * (nothing stored), a `CommitOutcomeUnknownError` when it may have been stored, else its own.
+   */
   private failure(error: unknown): unknown {
-    if (!this.backend.isUnavailable(error)) return error;
+    const unknown = error instanceof CommitOutcomeUnknownError;
+    if (!unknown && !this.backend.isUnavailable(error)) return error;
     const reason = (error as Error)?.message ?? String(error);
     this.unavailable ??= { at: Date.now(), reason };
-    return error instanceof StoreUnavailableError ? error : new StoreUnavailableError(`The database cannot store records now: ${reason}`, { cause: error });
+    return unknown || error instanceof StoreUnavailableError ? error : new StoreUnavailableError(`The database cannot store records now: ${reason}`, { cause: error });
   }
 
   private async commit(batch: PendingAppend[]): Promise<void> {

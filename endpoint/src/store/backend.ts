@@ -59,3 +59,15 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError';
   }
 }
+
+/**
+ * The database's connection was lost after a transaction's COMMIT was sent and before its answer
+ * came, and the database did not answer again in time to tell whether the records were stored:
+ * they may have been. Retrying them may store them twice.
+ */
+export class CommitOutcomeUnknownError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}

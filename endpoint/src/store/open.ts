@@ -25,6 +25,8 @@ export interface StoreOptions {
   importFrom?: string;
   /** Where to report what happened (an import, a lost connection). */
   log: (message: string) => void;
+  /** PostgreSQL: how long to keep asking whether a commit whose answer was lost committed (ms). Default 4,000. */
+  commitCheckMs?: number;
 }
 
 /** An open store, and what opening it did. */
@@ -68,7 +70,7 @@ async function migrate(backend: Backend & { pool?: import('pg').Pool }): Promise
 export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   // Stryker disable next-line ConditionalExpression,BooleanLiteral: only for the type: isPostgresUrl(false) tests the text "false", never a PostgreSQL URL
   const backend = options.database !== false && isPostgresUrl(options.database)
-    ? await openPostgres({ url: options.database, log: options.log })
+    ? await openPostgres({ url: options.database, log: options.log, commitCheckMs: options.commitCheckMs })
     : await openSqlite({ file: options.database === false ? ':memory:' : options.database, fsync: options.fsync ?? false });
   try {
     await migrate(backend);

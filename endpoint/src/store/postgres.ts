@@ -9,11 +9,13 @@ import { PostgresDialect, sql } from 'kysely';
 import type { ClientConfig, Pool } from 'pg';
 import { TrackingEndpointError } from '../errors.js';
 import { insertRecords } from './append.js';
-import type { Backend } from './backend.js';
+import { CommitOutcomeUnknownError, type Backend } from './backend.js';
+import { resolveCommitOutcome, COMMIT_CHECK_MS } from './commit-outcome.js';
 import { postgresDialect } from './dialect.js';
 import { loadDriver } from './drivers.js';
 import { openHandles } from './handles.js';
 import { listenForCommits, NOTIFY_CHANNEL } from './listen.js';
+import type { RecordRow } from './record-row.js';
 
 /** How the PostgreSQL backend is opened. */
 export interface PostgresOptions {
@@ -23,6 +25,8 @@ export interface PostgresOptions {
   log: (message: string) => void;
   /** Most connections this endpoint opens for queries (one more listens). Default 10. */
   poolSize?: number;
+  /** How long to keep asking whether a commit whose answer was lost committed (ms). Default 4,000 (commit-outcome.ts). */
+  commitCheckMs?: number;
 }
 
 /** The advisory lock whose holder builds the views (one endpoint at a time). */
@@ -55,6 +59,21 @@ function reasonOf(error: unknown): string {
   const e = error as { code?: string; message?: string; errors?: { message?: string }[] };
   // Stryker disable next-line OptionalChaining: an AggregateError (a connection tried on several addresses) holds one error at least
   return e.errors?.[0]?.message ?? e.message ?? String(error);
+}
+
+/**
+ * Whether every row of `rows`, numbered `seqs`, is in `records` as this endpoint wrote it: its
+ * number, when it was received, its bot and its body. (A number alone is not proof: one handed
+ * out to a transaction that never reached the disk may be handed out again after a crash.)
+ */
+async function rowsStored(pool: Pool, rows: readonly RecordRow[], seqs: readonly number[]): Promise<boolean> {
+  const { rows: found } = await pool.query<{ n: number }>(
+    `select count(*) as n from records as r
+     join unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) as w(seq, received_at, bot, body)
+       on r.seq = w.seq and r.received_at = w.received_at and r.bot = w.bot and r.body = w.body::jsonb`,
+    [seqs, rows.map((row) => row.received_at), rows.map((row) => row.bot), rows.map((row) => row.body)],
+  );
+  return Number(found[0].n) === rows.length;
 }
 
 /** Opens a pool on the database and checks it answers. Rejects with a `TrackingEndpointError` saying what to check. */
@@ -91,6 +110,30 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
     const { rows } = await pool.query<{ seq: number | null }>(`select ${which}(seq) as seq from unprojected`);
     return Number(rows[0].seq ?? 0); // max() and min() give one row, null when there are no marks
   };
+  const checkMs = options.commitCheckMs ?? COMMIT_CHECK_MS;
+  /**
+   * The COMMIT of `rows` (numbered `seqs`) was sent and failed with `error`, maybe after it took
+   * effect (the connection was lost before its answer): resolves with `seqs` if the rows are
+   * there, rejects with `error` if not, or with a `CommitOutcomeUnknownError` when the database
+   * does not answer within `checkMs`.
+   */
+  const settleCommit = async (rows: readonly RecordRow[], seqs: number[], error: unknown): Promise<number[]> => {
+    const outcome = await resolveCommitOutcome(() => rowsStored(pool, rows, seqs), checkMs);
+    const lost = `tracking endpoint: the answer to a commit of ${rows.length} record(s) was lost (${reasonOf(error)})`;
+    if (outcome === 'committed') {
+      options.log(`${lost}; they are stored.`);
+      return seqs;
+    }
+    if (outcome === 'not committed') {
+      options.log(`${lost}; they were not stored.`);
+      throw error;
+    }
+    options.log(`${lost}; the database did not answer within ${checkMs} ms whether they are stored.`);
+    throw new CommitOutcomeUnknownError(
+      `The connection to the database was lost while the record was being committed, and the database did not answer within ${checkMs} ms whether it was stored: it may have been (${reasonOf(error)}).`,
+      { cause: error },
+    );
+  };
   const backend: Backend & { pool: Pool } = {
     pool,
     dialect: postgresDialect,
@@ -102,7 +145,16 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
       // Stryker disable next-line MethodExpression,ArithmeticOperator,ArrowFunction: nextval over generate_series comes in order (backends.test pins it); the sort only guards against a plan that would not
       return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
     },
-    commitRecords: (rows) => db.transaction().execute((trx) => insertRecords(trx, backend, rows)),
+    async commitRecords(rows) {
+      let seqs: number[] | undefined;
+      try {
+        return await db.transaction().execute(async (trx) => (seqs = await insertRecords(trx, backend, rows)));
+      } catch (error) {
+        // Failed before its COMMIT was sent (rolled back), or the database answered the COMMIT with a refusal: nothing stored.
+        if (seqs === undefined || !isUnavailable(error)) throw error;
+        return settleCommit(rows, seqs, error);
+      }
+    },
     highestUnprojected: () => unprojected('max'),
     lowestUnprojected: () => unprojected('min'),
     async countUnprojected(atMost) {

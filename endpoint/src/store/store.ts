@@ -20,7 +20,7 @@ import { deleteBefore } from './retention.js';
 import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
-export { StoreUnavailableError, type Backend } from './backend.js';
+export { CommitOutcomeUnknownError, StoreUnavailableError, type Backend } from './backend.js';
 export { recordOf } from './record-row.js';
 
 /** A record to store: everything but what the store assigns. */
@@ -85,7 +85,10 @@ export class RecordStore implements StoredRecords {
    * Stores a record and resolves with it once it is committed. `bodyJson`, when given, must be
    * the body's JSON text (saves serialising it again). Rejects, with nothing stored, when the
    * database refuses it: a `StoreUnavailableError` when it cannot write now (unreachable, disk
-   * full), the database's own error when it refused this record.
+   * full), the database's own error when it refused this record. When the connection to the
+   * database is lost during the commit, it first asks the database whether the record is stored
+   * (and resolves if it is); a `CommitOutcomeUnknownError` when it could not find out in time:
+   * the record may be stored.
    */
   append(input: NewRecord, bodyJson?: string): Promise<StoredRecord> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed.'));
