@@ -5,11 +5,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { check, genericSchema, validate, type ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
 import { readBody } from '../http/body.js';
-import { sendError, sendJson } from '../http/respond.js';
+import { sendCatchingUp, sendError, sendJson } from '../http/respond.js';
 import type { EndpointContext, Target } from '../http/router.js';
 import { parseBody } from '../http/safe-json.js';
 import { checkTrackQuery, type TrackTarget } from './track-query.js';
 import { stripAccessTokens } from '../store/tokens.js';
+import { CatchingUpError } from '../store/store.js';
 import type { TrackAccepted } from '../types.js';
 
 /** `application/json`, with or without parameters such as `charset`. */
@@ -77,6 +78,11 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     );
     id = record.seq;
   } catch (error) {
+    if (error instanceof CatchingUpError) {
+      // It waited for room past maxWriteWaitMs and was never committed: not stored, and the client may send it again.
+      context.requests.waitedPast('write');
+      return sendCatchingUp(res, error);
+    }
     context.options.log(`tracking endpoint: could not write the data file: ${(error as Error).message}`);
     return sendError(res, 503, 'The record could not be saved (the data file could not be written); it was not stored. Try again later.', undefined, { 'Retry-After': 1 });
   }
