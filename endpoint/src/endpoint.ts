@@ -72,7 +72,10 @@ function formatUrl(host: string, port: number): string {
  */
 export async function startTrackingEndpoint(options: TrackingEndpointOptions = {}): Promise<TrackingEndpoint> {
   const resolved = resolveOptions(options);
-  const { store, imported } = await openStore({ database: resolved.database, fsync: resolved.fsync, importFrom: resolved.importFrom, log: resolved.log });
+  const { store, imported } = await openStore({
+    database: resolved.database, fsync: resolved.fsync, importFrom: resolved.importFrom, log: resolved.log,
+    waits: { readMs: resolved.maxReadWaitMs, writeMs: resolved.maxWriteWaitMs },
+  });
   if (imported !== undefined) {
     resolved.log(`tracking endpoint: imported ${imported.records} record(s) from ${imported.file} (an earlier version's data file, left in place)${imported.skipped > 0 ? `; skipped ${imported.skipped} unreadable line(s)` : ''}.`);
   }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_PLATFORM_NAMES, isPlaceholder, type PlatformNames } from 'botbuilder-conversation-analytics/protocol';
 import { TrackingEndpointError } from './errors.js';
 import { isLoopback } from './http/hosts.js';
+import { DEFAULT_WAIT_BOUNDS } from './store/catching-up.js';
 
 /** Options of `startTrackingEndpoint`. Every field is optional. */
 export interface TrackingEndpointOptions {
@@ -64,8 +65,24 @@ export interface TrackingEndpointOptions {
   requestTimeoutMs?: number;
   /** Time allowed to receive a request's headers (also how long a new connection may stay silent); then 408 and closed. Default 3000 ms. */
   headersTimeoutMs?: number;
-  /** How long an idle keep-alive connection stays open. Default 5000 ms. */
+  /**
+   * How long a connection with no request in progress stays open: an idle keep-alive connection
+   * (a request being worked on is never cut by it). Default 5000 ms.
+   */
   keepAliveTimeoutMs?: number;
+  /**
+   * How long a read may wait for the views to hold every record acknowledged before it (after a
+   * burst they are built behind the acknowledgements); past it the read is answered 503 with
+   * `Retry-After` and `catchingUp: { behindRecords, behindSeconds }`. Default 5000 ms.
+   */
+  maxReadWaitMs?: number;
+  /**
+   * How long a record may wait, before it is committed, while the views are too far behind to take
+   * more; past it the request is answered 503 with `Retry-After` and the record is not stored.
+   * Once committed a record is always answered 200. Keep it well below your clients' request
+   * timeout (the middleware's client waits 10 s). Default 4000 ms.
+   */
+  maxWriteWaitMs?: number;
   /** On `close()`, how long requests in progress may take before their connections are cut. Default 2000 ms. */
   closeGraceMs?: number;
   /** Where to report problems that are not the client's fault (a failed write, a bug). Default: `console.error`. */
@@ -93,6 +110,8 @@ export interface ResolvedOptions {
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  maxReadWaitMs: number;
+  maxWriteWaitMs: number;
   closeGraceMs: number;
   log: (message: string) => void;
   /** True when `host` is a loopback address. */
@@ -190,6 +209,8 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
     requestTimeoutMs,
     headersTimeoutMs: Math.min(count('headersTimeoutMs', options.headersTimeoutMs, 3_000, 1), requestTimeoutMs),
     keepAliveTimeoutMs: count('keepAliveTimeoutMs', options.keepAliveTimeoutMs, 5_000, 1),
+    maxReadWaitMs: count('maxReadWaitMs', options.maxReadWaitMs, DEFAULT_WAIT_BOUNDS.readMs, 1),
+    maxWriteWaitMs: count('maxWriteWaitMs', options.maxWriteWaitMs, DEFAULT_WAIT_BOUNDS.writeMs, 1),
     closeGraceMs: count('closeGraceMs', options.closeGraceMs, 2_000, 0),
     log: options.log ?? ((message) => console.error(message)),
     allowedHosts,

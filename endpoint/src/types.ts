@@ -320,6 +320,19 @@ export interface ErrorBody {
   error: string;
   /** Every problem found, with its path, when the request's query or body did not match the spec. */
   problems?: ValidationIssue[];
+  /**
+   * With a 503 for a request that waited for the views (built behind the acknowledgements) past
+   * its bound: how far behind they are. A write answered so was not stored.
+   */
+  catchingUp?: CatchingUp;
+}
+
+/** How far behind the views are, in a 503 for a request that waited for them past its bound. */
+export interface CatchingUp {
+  /** Records acknowledged and not yet in the views (counted up to 200,000). */
+  behindRecords: number;
+  /** How long ago the oldest of them was received, in seconds. */
+  behindSeconds: number;
 }
 
 // Analytics views (`/api/analytics/…`). Every view takes the filter (bot, platform, channel, from,

@@ -6,11 +6,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { check, genericSchema, validate, type ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
 import { readBody } from '../http/body.js';
-import { sendError, sendJson } from '../http/respond.js';
+import { sendCatchingUp, sendError, sendJson } from '../http/respond.js';
 import type { EndpointContext, Target } from '../http/router.js';
 import { parseBody } from '../http/safe-json.js';
 import { checkTrackQuery, type TrackTarget } from './track-query.js';
-import { CommitOutcomeUnknownError } from '../store/store.js';
+import { CatchingUpError, CommitOutcomeUnknownError } from '../store/store.js';
 import { stripAccessTokens } from '../store/tokens.js';
 import type { TrackAccepted } from '../types.js';
 
@@ -82,6 +82,11 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     if (error instanceof CommitOutcomeUnknownError) {
       context.options.log(`tracking endpoint: a record may or may not be stored: ${error.message}`);
       return sendError(res, 504, 'The database did not confirm whether the record was stored (the connection to it was lost during the commit and it did not answer again in time): it may have been. Sending it again may store it twice.');
+    }
+    if (error instanceof CatchingUpError) {
+      // It waited for room past maxWriteWaitMs and was never committed: not stored, and the client may send it again.
+      context.requests.waitedPast('write');
+      return sendCatchingUp(res, error);
     }
     context.options.log(`tracking endpoint: could not write the data file: ${(error as Error).message}`);
     return sendError(res, 503, 'The record could not be saved (the data file could not be written); it was not stored. Try again later.', undefined, { 'Retry-After': 1 });

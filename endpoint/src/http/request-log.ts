@@ -10,11 +10,17 @@ import { refusalReason } from './respond.js';
 interface Counts {
   accepted: number;
   refused: Map<number, number>;
+  /** Reads and writes answered 503 after waiting for the views past their bound. */
+  waited: { read: number; write: number };
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Watches responses, logs refusals, and sums them up now and then. */
 export class RequestLog {
-  private counts: Counts = { accepted: 0, refused: new Map() };
+  private counts: Counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 } };
   private readonly timer: NodeJS.Timeout | undefined;
 
   /**
@@ -52,15 +58,21 @@ export class RequestLog {
     this.log(`tracking endpoint: refused a request with ${status} from ${remoteAddress ?? 'an unknown address'}: ${reason}`);
   }
 
+  /** Counts a request answered 503 after waiting for the views past its bound (it is refused too: `watch` counts its status). */
+  waitedPast(kind: 'read' | 'write'): void {
+    this.counts.waited[kind]++;
+  }
+
   /** Logs what happened since the last summary, if anything did. */
   summarise(): void {
-    const { accepted, refused } = this.counts;
+    const { accepted, refused, waited } = this.counts;
     if (accepted === 0 && refused.size === 0) return;
-    this.counts = { accepted: 0, refused: new Map() };
+    this.counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 } };
     const total = [...refused.values()].reduce((sum, n) => sum + n, 0);
     const detail = [...refused.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
     const where = this.describe?.();
-    this.log(`tracking endpoint: ${accepted} record${accepted === 1 ? '' : 's'} accepted, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${where ? `; ${where}` : ''}.`);
+    const late = waited.read + waited.write > 0 ? `; waited past their bound for the views: ${plural(waited.read, 'read')}, ${plural(waited.write, 'write')} (not stored)` : '';
+    this.log(`tracking endpoint: ${accepted} record${accepted === 1 ? '' : 's'} accepted, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${late}${where ? `; ${where}` : ''}.`);
   }
 
   /** Logs the last summary and stops. */

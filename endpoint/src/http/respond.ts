@@ -1,6 +1,7 @@
 /** Writing JSON responses. Every response of the endpoint has a JSON body. */
 import type { ServerResponse } from 'node:http';
 import type { ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
+import type { CatchingUpError } from '../store/store.js';
 import type { ErrorBody } from '../types.js';
 
 /** Extra response headers. */
@@ -32,4 +33,14 @@ export function sendError(res: ServerResponse, status: number, error: string, pr
   const detail = problems?.[0] ? ` (${problems[0].path}: expected ${problems[0].expected})` : '';
   reasons.set(res, `${error}${detail}`);
   sendJson(res, status, body, headers);
+}
+
+/**
+ * Answers a request that waited for the views past its bound: 503, `Retry-After`, and
+ * `catchingUp` (how far behind they are). A write answered so was not stored.
+ */
+export function sendCatchingUp(res: ServerResponse, error: CatchingUpError): void {
+  const body: ErrorBody = { ok: false, error: error.message, catchingUp: { ...error.lag } };
+  reasons.set(res, error.message);
+  sendJson(res, 503, body, { 'Retry-After': error.retryAfter });
 }

@@ -8,8 +8,8 @@ import type { KeyPolicy } from './auth.js';
 import type { LiveFeed } from '../api/live.js';
 import type { ResolvedOptions } from '../options.js';
 import { hostHeaderName, isLoopback } from './hosts.js';
-import { sendError } from './respond.js';
-import { StoreUnavailableError, type RecordStore } from '../store/store.js';
+import { sendCatchingUp, sendError } from './respond.js';
+import { CatchingUpError, StoreUnavailableError, type RecordStore } from '../store/store.js';
 import type { RequestLog } from './request-log.js';
 
 /** What every handler can use. */
@@ -106,6 +106,13 @@ function hostAllowed(req: IncomingMessage, options: ResolvedOptions): boolean {
 }
 
 function fail(res: ServerResponse, context: EndpointContext, error: unknown): void {
+  if (error instanceof CatchingUpError) {
+    // A read waited for the views past its bound (maxReadWaitMs): say how far behind they are, and when to come back.
+    context.requests.waitedPast(error.waited);
+    if (!res.headersSent) sendCatchingUp(res, error);
+    else res.destroy();
+    return;
+  }
   if (error instanceof StoreUnavailableError || context.store.isUnavailable(error)) {
     // The database went away (or cannot write): a passing state, not a bug. Say when to come back.
     if (!res.headersSent) sendError(res, 503, 'The database is not reachable right now; try again shortly.', undefined, { 'Retry-After': 5 });

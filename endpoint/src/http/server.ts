@@ -1,8 +1,13 @@
 /**
  * The HTTP server and its hardening: timeouts for slow headers and bodies, keep-alive and idle
  * timeouts, JSON answers to malformed requests, and a close that lets requests in progress finish.
+ *
+ * The idle timer cuts only a client that is idle: a connection with no request, a body that
+ * stopped arriving, an answer the client stopped reading. A request being worked on (a read
+ * waiting for the views, a write waiting to be committed) is never cut by it: its waits have
+ * bounds of their own (`maxReadWaitMs`, `maxWriteWaitMs`), past which it is answered 503.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ResolvedOptions } from '../options.js';
 import { dispatch, type EndpointContext, type Route } from './router.js';
@@ -39,10 +44,22 @@ function onClientError(error: NodeJS.ErrnoException, socket: Duplex, refused: (s
 
 /**
  * How long a connection may stay silent (no byte in or out) before the server closes it: one
- * that never sends a request, say. Long-lived responses must write more often than this.
+ * that never sends a request, say, or stopped reading its answer. Long-lived responses must write
+ * more often than this. A request being worked on is not cut by it (`keepWorking`).
  */
 export function socketIdleTimeoutMs(options: Pick<ResolvedOptions, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): number {
   return Math.max(options.requestTimeoutMs, options.keepAliveTimeoutMs + 1000);
+}
+
+/**
+ * Lets the socket's idle timer cut `req`'s connection only when the client is the idle party:
+ * its body stopped arriving, or it stopped reading the answer. Until the answer starts, the
+ * request is being worked on (Node destroys a timed-out socket only when no one listens for it).
+ */
+function keepWorking(req: IncomingMessage, res: ServerResponse): void {
+  res.on('timeout', (socket: Duplex) => {
+    if (!req.complete || res.headersSent) socket.destroy();
+  });
 }
 
 /** Creates the server (not yet listening) that routes requests with `routes`. */
@@ -57,7 +74,10 @@ export function createEndpointServer(routes: ReadonlyMap<string, Route>, context
       connectionsCheckingInterval: Math.max(50,
         Math.min(1000, Math.floor(headersTimeoutMs / 4))),
     },
-    (req, res) => dispatch(routes, req, res, context),
+    (req, res) => {
+      keepWorking(req, res);
+      dispatch(routes, req, res, context);
+    },
   );
   server.keepAliveTimeout = keepAliveTimeoutMs;
   server.timeout = socketIdleTimeoutMs(context.options);

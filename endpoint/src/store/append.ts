@@ -30,6 +30,8 @@ export async function insertRecords(trx: Transaction<Database>, backend: Backend
 interface PendingAppend {
   record: StoredRecord;
   row: RecordRow;
+  /** When it was queued (ms, `performance.now()`: the bound is one of real time). */
+  queuedAt: number;
   resolve(record: StoredRecord): void;
   reject(error: unknown): void;
 }
@@ -38,6 +40,8 @@ interface PendingAppend {
 export interface AppendHooks {
   /** Resolves when acknowledging more may go on (the views are not too far behind). */
   room(): Promise<void>;
+  /** The error appends that waited `waitedMs` for room, and were not committed, are refused with. */
+  noRoom(waitedMs: number): Promise<unknown>;
   /** Records up to `lastSeq` were committed (`count` of them). */
   committed(count: number, lastSeq: number): void;
 }
@@ -51,15 +55,18 @@ export class AppendQueue {
   /** The first of the failures since the last success, when the last batch failed because the database cannot write. */
   unavailable: { at: number; reason: string } | undefined;
 
-  /** `now`: the monotonic clock `lastAppendAt` is read on (the projection's). */
-  constructor(private readonly backend: Backend, private readonly hooks: AppendHooks, private readonly now: () => number = () => performance.now()) {}
+  /**
+   * `now`: the monotonic clock `lastAppendAt` is read on (the projection's). `maxWaitMs`: how long
+   * an append may wait for room (`hooks.room`) before it is refused, uncommitted.
+   */
+  constructor(private readonly backend: Backend, private readonly hooks: AppendHooks, private readonly now: () => number = () => performance.now(), private readonly maxWaitMs = Infinity) {}
 
   /** Queues a record (already timestamped); resolves with it, numbered, once it is committed. */
   append(record: StoredRecord, json: string): Promise<StoredRecord> {
     const row = recordRow(record, json, this.backend.dialect);
     this.lastAppendAt = this.now();
     return new Promise((resolve, reject) => {
-      this.queue.push({ record, row, resolve, reject });
+      this.queue.push({ record, row, queuedAt: performance.now(), resolve, reject });
       this.draining ??= new Promise<void>((done) => setImmediate(done)).then(() => this.drain());
     });
   }
@@ -77,7 +84,9 @@ export class AppendQueue {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
-        await this.hooks.room();
+        await this.room();
+        // Every append queued was refused while waiting for room.
+        if (this.queue.length === 0) break;
         const batch = this.queue.splice(0, MAX_BATCH);
         try {
           await this.commit(batch);
@@ -94,6 +103,33 @@ export class AppendQueue {
       }
     } finally {
       this.draining = undefined;
+    }
+  }
+
+  /**
+   * Resolves when there is room to commit more. While there is none, refuses (uncommitted, so
+   * not stored) the queued appends that have waited `maxWaitMs`, oldest first, as each reaches it.
+   */
+  private async room(): Promise<void> {
+    if (this.maxWaitMs === Infinity) return this.hooks.room();
+    let open = false;
+    const room = this.hooks.room().then(() => {
+      open = true;
+    });
+    while (!open) {
+      const oldest = this.queue[0];
+      const wait = oldest === undefined ? this.maxWaitMs : oldest.queuedAt + this.maxWaitMs - performance.now();
+      if (wait > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([room, new Promise<void>((resolve) => (timer = setTimeout(resolve, wait)))]);
+        clearTimeout(timer);
+        continue;
+      }
+      const refusal = await this.hooks.noRoom(this.maxWaitMs);
+      const due = performance.now() - this.maxWaitMs;
+      let late = 0;
+      while (late < this.queue.length && this.queue[late].queuedAt <= due) late++;
+      for (const pending of this.queue.splice(0, late)) pending.reject(refusal);
     }
   }
 

@@ -11,6 +11,7 @@ import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 import type { Backend } from './backend.js';
 import { RecordStore } from './store.js';
+import type { WaitBounds } from './catching-up.js';
 
 /** Where and how to keep records. */
 export interface StoreOptions {
@@ -27,6 +28,8 @@ export interface StoreOptions {
   log: (message: string) => void;
   /** PostgreSQL: how long to keep asking whether a commit whose answer was lost committed (ms). Default 4,000. */
   commitCheckMs?: number;
+  /** How long a read and a write may wait for the views; default `DEFAULT_WAIT_BOUNDS`. */
+  waits?: WaitBounds;
 }
 
 /** An open store, and what opening it did. */
@@ -74,7 +77,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     : await openSqlite({ file: options.database === false ? ':memory:' : options.database, fsync: options.fsync ?? false });
   try {
     await migrate(backend);
-    const store = new RecordStore(backend, options.log);
+    const store = new RecordStore(backend, options.log, undefined, options.waits);
     const imported = options.importFrom === undefined ? undefined : await importNdjsonOnce(store, options.importFrom);
     return { store, imported };
   } catch (error) {

@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import type { Backend } from './backend.js';
 import { BACKLOG_RECORDS, RETRY_MS, maxBacklog, measuredCost, nextBatch, nextRetry, pauseAfter, smoothedRate } from './pace.js';
 import { BatchError, ViewWriter } from './write.js';
+import { CatchingUpError, retryAfterSeconds, type Lag } from './catching-up.js';
 
 /** While records arrive and the views are close behind, how often to look again (ms). */
 const LOOK_MS = 10;
@@ -124,6 +125,55 @@ export class Projection {
       this.readers.push({ target, resolve });
       this.kick(true);
     });
+  }
+
+  /**
+   * `caughtUp`, waiting `waitMs` at most: past it, stops waiting and rejects with a
+   * `CatchingUpError` that says how far behind the views are.
+   */
+  async caughtUpWithin(waitMs: number): Promise<void> {
+    const target = await this.backend.highestUnprojected();
+    if (target === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const reader = { target, resolve: () => undefined as void };
+    const built = new Promise<void>((resolve) => {
+      reader.resolve = resolve;
+      this.readers.push(reader);
+      this.kick(true);
+    });
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), waitMs);
+    });
+    const outcome = await Promise.race([built, late]);
+    clearTimeout(timer);
+    if (outcome !== 'late') return;
+    const index = this.readers.indexOf(reader);
+    if (index !== -1) this.readers.splice(index, 1);
+    const lag = await this.lag();
+    throw new CatchingUpError('read', waitMs, lag, retryAfterSeconds(lag.behindRecords * this.msPerRecord));
+  }
+
+  /** How far behind the views are: the records not in them, and how long ago the oldest was received. */
+  async lag(): Promise<Lag> {
+    try {
+      const lowest = await this.backend.lowestUnprojected();
+      if (lowest === 0) return { behindRecords: 0, behindSeconds: 0 };
+      const behindRecords = await this.backend.countUnprojected(BACKLOG_RECORDS[1]);
+      const oldest = await this.backend.db.selectFrom('records').select('received_at').where('seq', '=', lowest).executeTakeFirst();
+      // Stryker disable next-line ConditionalExpression: a mark without its record cannot be (the two are written and deleted together); 0 is a safe answer anyway
+      const since = oldest === undefined ? 0 : Date.now() - Number(oldest.received_at);
+      return { behindRecords, behindSeconds: Math.max(0, Math.round(since / 100) / 10) };
+    } catch {
+      // The database does not answer now: the estimate kept after each batch, the age unknown.
+      return { behindRecords: this.backlog, behindSeconds: 0 };
+    }
+  }
+
+  /** The error a write that waited `waitMs` for room is refused with: how far behind the views are, and when there should be room. */
+  async noRoom(waitMs: number): Promise<CatchingUpError> {
+    const lag = await this.lag();
+    const over = lag.behindRecords - maxBacklog(this.msPerRecord) + 1;
+    return new CatchingUpError('write', waitMs, lag, retryAfterSeconds(over * this.msPerRecord));
   }
 
   /** Resolves when acknowledging may go on: the views are not more than `MAX_LAG_MS` of work behind. */

@@ -11,6 +11,7 @@
  */
 import type { Kysely } from 'kysely';
 import { AppendQueue } from './append.js';
+import { DEFAULT_WAIT_BOUNDS, type WaitBounds } from './catching-up.js';
 import { StoreUnavailableError, type Backend } from './backend.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { importOnce } from './import.js';
@@ -21,6 +22,7 @@ import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
 export { CommitOutcomeUnknownError, StoreUnavailableError, type Backend } from './backend.js';
+export { CatchingUpError, DEFAULT_WAIT_BOUNDS, type Lag, type WaitBounds } from './catching-up.js';
 export { recordOf } from './record-row.js';
 
 /** A record to store: everything but what the store assigns. */
@@ -43,7 +45,10 @@ export interface StoredRecords {
 
 /** Stored records, and the database they are in. Open one with `openStore` (open.ts). */
 export class RecordStore implements StoredRecords {
-  /** The Kysely handle the read side queries through: each query waits until the views hold every record committed before it. */
+  /**
+   * The Kysely handle the read side queries through: each query waits until the views hold every
+   * record committed before it, for the store's read bound at most: then it rejects with a `CatchingUpError`.
+   */
   readonly db: Kysely<Database>;
   /** Where the two databases differ. */
   readonly dialect: Dialect;
@@ -53,8 +58,11 @@ export class RecordStore implements StoredRecords {
   private stopWatching: (() => void) | undefined;
   private closed = false;
 
-  /** `pacer`: the clock and timers the views are built by (tests that pin the pace give their own). */
-  constructor(private readonly backend: Backend, log: (message: string) => void = () => undefined, pacer: Pacer = processPacer) {
+  /**
+   * `pacer`: the clock and timers the views are built by (tests that pin the pace give their own).
+   * `waits`: how long a read and a write may wait for the views (catching-up.ts).
+   */
+  constructor(private readonly backend: Backend, log: (message: string) => void = () => undefined, pacer: Pacer = processPacer, waits: WaitBounds = DEFAULT_WAIT_BOUNDS) {
     this.dialect = backend.dialect;
     this.projection = new Projection(backend, {
       log,
@@ -64,9 +72,10 @@ export class RecordStore implements StoredRecords {
     });
     this.appends = new AppendQueue(backend, {
       room: () => this.projection.room(),
+      noRoom: (waitedMs) => this.projection.noRoom(waitedMs),
       committed: (count) => this.projection.wake(count),
-    }, () => pacer.now());
-    this.db = backend.gatedDb(() => this.projection.caughtUp());
+    }, () => pacer.now(), waits.writeMs);
+    this.db = backend.gatedDb(() => this.projection.caughtUpWithin(waits.readMs));
     // What an earlier run acknowledged and did not add to the views (a crash), or another endpoint did.
     this.projection.wake();
   }
@@ -85,10 +94,10 @@ export class RecordStore implements StoredRecords {
    * Stores a record and resolves with it once it is committed. `bodyJson`, when given, must be
    * the body's JSON text (saves serialising it again). Rejects, with nothing stored, when the
    * database refuses it: a `StoreUnavailableError` when it cannot write now (unreachable, disk
-   * full), the database's own error when it refused this record. When the connection to the
-   * database is lost during the commit, it first asks the database whether the record is stored
-   * (and resolves if it is); a `CommitOutcomeUnknownError` when it could not find out in time:
-   * the record may be stored.
+   * full), a `CatchingUpError` when it waited for the views past the store's write bound, the
+   * database's own error when it refused this record. When the connection to the database is lost
+   * during the commit, it first asks the database whether the record is stored (and resolves if it
+   * is); a `CommitOutcomeUnknownError` when it could not find out in time: the record may be stored.
    */
   append(input: NewRecord, bodyJson?: string): Promise<StoredRecord> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed.'));
