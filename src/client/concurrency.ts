@@ -2,7 +2,7 @@
  * How many requests the client keeps in flight: a window that follows the endpoint (AIMD, as TCP
  * does). It grows while requests succeed and more are waiting: fast at first (one more per
  * success, so it doubles each round trip), then by about one per round trip. It shrinks by half
- * when the endpoint asks for less (a 429, a 503, a `Retry-After`) or does not keep up (a
+ * when the endpoint asks for less (a 429, an answer with `Retry-After`) or does not keep up (a
  * timeout), or when failures come `FAILURES_IN_A_ROW` in a row with no success between them (the
  * endpoint is down or failing altogether). An isolated failure (one 500, one reset connection)
  * is that request's: it costs its user's lane its backoff, not every user's window. It shrinks
@@ -63,8 +63,13 @@ export class ConcurrencyWindow {
       this.minRttAt = now;
       this.srtt = rtt;
     }
-    this.srtt = this.srtt === 0 ? rtt : this.srtt + (rtt - this.srtt) / 8;
-    if (this.srtt > this.minRtt * LATENCY_FACTOR + LATENCY_SLACK_MS) {
+    const queueing = this.minRtt * LATENCY_FACTOR + LATENCY_SLACK_MS;
+    // One slow answer (an endpoint's hiccup, one request that waited on a lock) counts as twice the
+    // queueing mark at most: it moves the smoothed round trip a little, never past the mark alone;
+    // answers slow one after another (the endpoint queueing) still do.
+    const sample = Math.min(rtt, 2 * queueing);
+    this.srtt = this.srtt === 0 ? sample : this.srtt + (sample - this.srtt) / 8;
+    if (this.srtt > queueing) {
       this.decrease(sentAt, now, 0.8);
       return;
     }
@@ -76,7 +81,7 @@ export class ConcurrencyWindow {
 
   /**
    * A request sent at `sentAt` failed and is to be retried (a network error, a 5xx, a 429).
-   * `overload`: the endpoint asked for less or did not keep up (429, 503, `Retry-After`, a
+   * `overload`: the endpoint asked for less or did not keep up (a 429, `Retry-After`, a
    * timeout): the window shrinks. Any other failure shrinks it only when it is one of
    * `FAILURES_IN_A_ROW` with no success between them.
    */

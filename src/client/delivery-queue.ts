@@ -275,8 +275,9 @@ export class DeliveryQueue {
     const verdict = classifyStatus(status);
     record.lastStatus = status;
     const now = performance.now();
-    // 429, 503 or any Retry-After: the endpoint asked for less; another 5xx is one request's failure.
-    if (verdict === 'retry') this.window.onFailure(record.sentAt, now, status === 429 || status === 503 || response.retryAfter !== undefined);
+    // A 429, or any answer with Retry-After (a 503 with one): the endpoint asked for less. Another
+    // failure (a 500, a 503 without Retry-After) is one request's, unless they come in a row.
+    if (verdict === 'retry') this.window.onFailure(record.sentAt, now, status === 429 || response.retryAfter !== undefined);
     else if (verdict === 'delivered') this.window.onSuccess(record.sentAt, now, record.sentSaturated);
     if (verdict === 'delivered') {
       this.hooks.onAttempt?.(record, { status, attempt: record.attempts });

@@ -2,10 +2,10 @@
  * What was not delivered, counted by kind of record, and said in one line: `3 records given up:
  * 2 incoming, 1 revenueEvent`. The reporter warns about the first failure of a run in full and
  * counts the others (reporter.ts); this says how many records each batch of failures cost and of
- * which kind, so that no record goes silently: a line when the client next goes quiet (no request
- * in flight) after them, at most every `TALLY_INTERVAL_MS` (what comes in between waits for the
- * next), and always at the end of a `flush()`, at `close()`, and when the process ends. No timer:
- * the line is written on the client's own way, never keeping a process alive or busy.
+ * which kind, so that no record goes silently. A batch is what fails within `TALLY_INTERVAL_MS`
+ * of its first record: its line is written when the client next goes quiet (no request in flight)
+ * after that, or sooner at the end of a `flush()`, at `close()`, or when the process ends. No
+ * timer: the line is written on the client's own way, never keeping a process alive or busy.
  */
 import type { RecordType } from '../protocol/index.js';
 import type { SafeLogger } from './logger.js';
@@ -13,7 +13,7 @@ import type { SafeLogger } from './logger.js';
 /** What became of a record that was not delivered. */
 export type Fate = 'given up' | 'dropped' | 'saved to persistDir';
 
-/** Lines written when the client goes quiet come at most this often. */
+/** How long a batch of failures is counted before the client, once quiet, says it. */
 export const TALLY_INTERVAL_MS = 10_000;
 
 /**
@@ -40,8 +40,8 @@ export function describeCounts(what: string, counts: ReadonlyMap<string, number>
 
 export class LossTally {
   private readonly counts = new Map<Fate, Map<string, number>>();
-  /** When the last line was written (`now()`). */
-  private lastLineAt = -Infinity;
+  /** When the first record of the batch being counted was (`now()`). */
+  private batchStartedAt = 0;
 
   constructor(
     private readonly log: SafeLogger,
@@ -50,20 +50,20 @@ export class LossTally {
 
   /** Counts one record of `kind` that was not delivered; its line follows (see the file's header). */
   count(fate: Fate, kind: string): void {
+    if (this.counts.size === 0) this.batchStartedAt = this.now();
     let byKind = this.counts.get(fate);
     if (byKind === undefined) this.counts.set(fate, (byKind = new Map()));
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
   }
 
-  /** The client went quiet: writes the line for what was counted, unless the last one is less than `TALLY_INTERVAL_MS` old. */
+  /** The client went quiet: writes the batch's line once its first record is `TALLY_INTERVAL_MS` old. */
   quiet(): void {
-    if (this.counts.size > 0 && this.now() - this.lastLineAt >= TALLY_INTERVAL_MS) this.flush();
+    if (this.counts.size > 0 && this.now() - this.batchStartedAt >= TALLY_INTERVAL_MS) this.flush();
   }
 
   /** Writes the line for what was counted since the last one (if anything was), now. */
   flush(): void {
     if (this.counts.size === 0) return;
-    this.lastLineAt = this.now();
     const parts: string[] = [];
     for (const fate of ['given up', 'dropped', 'saved to persistDir'] as const) {
       const byKind = this.counts.get(fate);
