@@ -22,6 +22,8 @@ export {
 export {
   TrackingClient,
   type CloseResult,
+  type FlushOptions,
+  type FlushResult,
   type GenericTracker,
   type LogEventOptions,
   type MessengerTracker,

@@ -49,6 +49,32 @@ export interface CloseResult {
   stats: TrackingStats;
 }
 
+/** Options of `flush()`. */
+export interface FlushOptions {
+  /**
+   * Longest wait, in ms. Default `Infinity`: as long as the retry caps allow (`maxRetryDurationMs`,
+   * 90 s by default, when the endpoint is down). A host that bills by the second (a serverless
+   * function) sets it: what is still pending then stays queued for the next call (and with
+   * `persistDir`, whatever outlasts the retry budget or `close()` is saved to disk).
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * What `flush()` reports about the records pending when it was called: each is counted once, as
+ * delivered, given up, saved to `persistDir`, or still pending when `timeoutMs` ran out.
+ */
+export interface FlushResult {
+  /** Records the endpoint accepted. */
+  delivered: number;
+  /** Records given up (refused by the endpoint, or out of retries or time) and not saved. */
+  givenUp: number;
+  /** Records saved to `persistDir` for a later client to send. */
+  saved: number;
+  /** Records still pending at `timeoutMs`: they stay queued and go on being retried. */
+  pending: number;
+}
+
 /** Log methods of the sms, universal and direct-message platforms (generic message shape). */
 export interface GenericTracker {
   /** The platform value sent as `platform`. */

@@ -57,10 +57,22 @@ export interface Abandoned {
   saved: number;
 }
 
+/** What became of the records a `flush` waited for: delivered, given up, saved to disk, or still pending at its deadline. */
+export interface FlushCounts {
+  delivered: number;
+  givenUp: number;
+  saved: number;
+  pending: number;
+}
+
+/** How a record left the queue. */
+type Outcome = 'delivered' | 'givenUp' | 'saved';
+
 interface FlushWaiter {
   seq: number;
   remaining: number;
-  resolve(): void;
+  counts: FlushCounts;
+  resolve(counts: FlushCounts): void;
 }
 
 /** How much of a refusal's answer its message shows. */
@@ -79,6 +91,8 @@ export class DeliveryQueue {
   private pending = 0;
   private inFlight = 0;
   private seq = 0;
+  /** The last failure without an answer (a refused connection, a timeout), for the hint of records given up at the close deadline. */
+  private lastNetworkError: Error | undefined;
   /** The round of sending scheduled for the next turn, if any (one at a time: a round sends all it can). */
   private pumpScheduled: NodeJS.Immediate | undefined;
   private readonly window: ConcurrencyWindow;
@@ -126,12 +140,46 @@ export class DeliveryQueue {
     return true;
   }
 
-  /** Resolves once every record accepted before this call is delivered or given up. */
-  flush(): Promise<void> {
-    if (this.pending === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.flushWaiters.push({ seq: this.seq, remaining: this.pending, resolve });
+  /**
+   * Resolves once every record accepted before this call is delivered or given up, or once
+   * `timeoutMs` has passed (the records still pending then stay queued, counted in `pending`),
+   * with what became of them.
+   */
+  flush(timeoutMs = Infinity): Promise<FlushCounts> {
+    const counts: FlushCounts = { delivered: 0, givenUp: 0, saved: 0, pending: this.pending };
+    if (this.pending === 0) return Promise.resolve(counts);
+    return new Promise<FlushCounts>((resolve) => {
+      const waiter: FlushWaiter = {
+        seq: this.seq,
+        remaining: this.pending,
+        counts,
+        resolve: (done) => {
+          clearTimeout(timer);
+          done.pending = waiter.remaining;
+          resolve(done);
+        },
+      };
+      this.flushWaiters.push(waiter);
+      const timer =
+        timeoutMs === Infinity
+          ? undefined
+          : setTimeout(() => {
+              const at = this.flushWaiters.indexOf(waiter);
+              // Stryker disable next-line ConditionalExpression: a waiter is resolved (and its timer cleared) when it leaves the list, so it is always there when this runs
+              if (at >= 0) this.flushWaiters.splice(at, 1);
+              waiter.resolve(counts);
+            }, Math.max(0, timeoutMs));
     });
+  }
+
+  /** The records pending now (queued, backing off, in flight), counted by `kind(record)`. */
+  pendingBy(kind: (record: QueuedRecord) => string): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const record of this.lanes.pendingEntries()) {
+      const k = kind(record);
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    return counts;
   }
 
   /**
@@ -139,7 +187,7 @@ export class DeliveryQueue {
    * the message `messageFor` makes for it, and cancels backoff timers. Results that arrive later
    * for in-flight records are ignored.
    */
-  abandon(reason: DeliveryFailureReason, messageFor: (record: QueuedRecord, attempts: number, lastStatus: number | undefined) => string): Abandoned {
+  abandon(reason: DeliveryFailureReason, messageFor: (record: QueuedRecord, attempts: number, lastStatus: number | undefined, hint: string | undefined) => string): Abandoned {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     const persistedBefore = this.counters.persisted;
@@ -147,7 +195,9 @@ export class DeliveryQueue {
     // A lane holds only unsettled records: a record leaves it as soon as it is delivered or given up.
     for (const record of this.lanes.drain()) {
       abandoned++;
-      this.giveUp(record, reason, messageFor(record, record.attempts, record.lastStatus));
+      // What its last failure says (a record keeps its last status; the last network error is the queue's).
+      const hint = record.attempts === 0 ? undefined : hintFor(record.url, record.lastStatus, this.lastNetworkError, this.hooks.proxyNote);
+      this.giveUp(record, reason, messageFor(record, record.attempts, record.lastStatus, hint));
     }
     return { abandoned, saved: this.counters.persisted - persistedBefore };
   }
@@ -211,7 +261,8 @@ export class DeliveryQueue {
       return;
     }
     if (response === undefined) {
-      this.window.onFailure(record.sentAt, performance.now());
+      // A timeout is the endpoint not keeping up; a reset or a refused connection is one request's failure.
+      this.window.onFailure(record.sentAt, performance.now(), errorCode(error) === 'ETIMEDOUT');
       this.retryOrGiveUp(lane, record, undefined, error);
     } else {
       this.answered(lane, record, response);
@@ -224,7 +275,9 @@ export class DeliveryQueue {
     const verdict = classifyStatus(status);
     record.lastStatus = status;
     const now = performance.now();
-    if (verdict === 'retry') this.window.onFailure(record.sentAt, now);
+    // A 429, or any answer with Retry-After (a 503 with one): the endpoint asked for less. Another
+    // failure (a 500, a 503 without Retry-After) is one request's, unless they come in a row.
+    if (verdict === 'retry') this.window.onFailure(record.sentAt, now, status === 429 || response.retryAfter !== undefined);
     else if (verdict === 'delivered') this.window.onSuccess(record.sentAt, now, record.sentSaturated);
     if (verdict === 'delivered') {
       this.hooks.onAttempt?.(record, { status, attempt: record.attempts });
@@ -232,7 +285,7 @@ export class DeliveryQueue {
       record.settled = true;
       this.counters.delivered++;
       record.delivered(status);
-      this.settled(record);
+      this.settled(record, 'delivered');
       this.lanes.advance(lane);
     } else if (verdict === 'retry') {
       this.retryOrGiveUp(lane, record, response, undefined);
@@ -251,6 +304,7 @@ export class DeliveryQueue {
 
   private retryOrGiveUp(lane: Lane, record: QueuedRecord, response: TransportResponse | undefined, error: Error | undefined): void {
     // Stryker disable next-line StringLiteral: a failure without an answer always comes with an Error, which has a name (with an answer, this is not used)
+    if (error !== undefined) this.lastNetworkError = error;
     const failure = errorCode(error) ?? error?.name ?? 'network error';
     const what = response ? `HTTP ${response.status}` : failure;
     const hint = hintFor(record.url, response?.status, error, this.hooks.proxyNote);
@@ -293,7 +347,8 @@ export class DeliveryQueue {
 
   private giveUp(record: QueuedRecord, reason: DeliveryFailureReason, message: string, cause?: Error): void {
     record.settled = true;
-    if (PERSISTABLE.has(reason) && this.hooks.persist?.(record)) {
+    const saved = PERSISTABLE.has(reason) && this.hooks.persist?.(record) === true;
+    if (saved) {
       reason = 'persisted';
       // Every message given up for these reasons ends with a sentence (a hint, or close()'s advice).
       message = `${message} It was saved to persistDir; a client started with the same persistDir will send it.`;
@@ -308,18 +363,23 @@ export class DeliveryQueue {
     });
     record.reject(error);
     this.hooks.onGiveUp(error, record);
-    this.settled(record);
+    this.settled(record, saved ? 'saved' : 'givenUp');
   }
 
   /** Counts a record out of the queue, once: it is called only where a record is first settled (delivered, or given up unsettled). */
-  private settled(record: QueuedRecord): void {
+  private settled(record: QueuedRecord, outcome: Outcome): void {
     this.pending--;
     this.bodies?.release(record);
     // Resolves the waiters this record was the last one of, and keeps the others, in place.
     let kept = 0;
     for (const waiter of this.flushWaiters) {
-      if (record.queueSeq <= waiter.seq && --waiter.remaining <= 0) {
-        waiter.resolve();
+      if (record.queueSeq > waiter.seq) {
+        this.flushWaiters[kept++] = waiter;
+        continue;
+      }
+      waiter.counts[outcome]++;
+      if (--waiter.remaining <= 0) {
+        waiter.resolve(waiter.counts);
       } else {
         this.flushWaiters[kept++] = waiter;
       }

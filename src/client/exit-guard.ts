@@ -30,6 +30,62 @@ export function watchExit(watcher: () => void): () => void {
   };
 }
 
+/**
+ * The end of a process that is not a run out of work: a signal (SIGINT, SIGTERM) or `process.exit()`.
+ * While a client has records pending, it listens for both so that it can say how many records the
+ * process leaves behind, never nothing (an idle client does not listen). A signal nobody else
+ * listens for then takes its course as before: the listener lets go and raises it again.
+ */
+export interface EndWatcher {
+  /**
+   * The process got `signal`. Returns true when the client takes care of it (`closeOnSignals`: it
+   * closes, then raises the signal again itself); else it says what it leaves behind, if anything.
+   */
+  signal(signal: NodeJS.Signals): boolean;
+  /** The process is exiting (the `exit` event): say what is left behind, if anything. */
+  exit(): void;
+}
+
+const END_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const endWatchers = new Set<EndWatcher>();
+const signalListeners = new Map<NodeJS.Signals, () => void>(END_SIGNALS.map((signal) => [signal, () => onEndSignal(signal)]));
+
+function onProcessExit(): void {
+  for (const watcher of [...endWatchers]) watcher.exit();
+}
+
+function listen(on: boolean): void {
+  const method = on ? 'on' : 'off';
+  process[method]('exit', onProcessExit);
+  for (const [signal, listener] of signalListeners) process[method](signal, listener);
+}
+
+/** Whether anything other than the clients' own watch listens for `signal` (the application, or a client's `closeOnSignals`). */
+export function othersListen(signal: NodeJS.Signals): boolean {
+  const ours = signalListeners.get(signal);
+  return process.listeners(signal).some((listener) => listener !== ours);
+}
+
+function onEndSignal(signal: NodeJS.Signals): void {
+  let handled = false;
+  for (const watcher of [...endWatchers]) handled = watcher.signal(signal) || handled;
+  if (handled || othersListen(signal)) return;
+  // Nobody else listens: the signal takes its course, as it would have without us.
+  endWatchers.clear();
+  listen(false);
+  process.kill(process.pid, signal);
+}
+
+/** Calls `watcher` when the process gets SIGINT or SIGTERM or exits; returns the function that stops it (calling it twice is harmless). */
+export function watchEnd(watcher: EndWatcher): () => void {
+  if (endWatchers.size === 0) listen(true);
+  endWatchers.add(watcher);
+  return () => {
+    if (!endWatchers.delete(watcher)) return;
+    if (endWatchers.size === 0) listen(false);
+  };
+}
+
 /** What a client tells its exit guard. */
 export interface GuardedClient {
   /** Whether the client has anything left to deliver (pending records, a replay under way). */
@@ -47,6 +103,8 @@ export interface GuardedClient {
   closeAndReport(since: number): void;
   /** The close deadline, in ms (`closeTimeoutMs`). */
   readonly deadlineMs: number;
+  /** What the client says when the process ends by a signal or `process.exit()` while it is busy. */
+  end: EndWatcher;
 }
 
 /** What a client does with its exit guard. */
@@ -72,6 +130,8 @@ export interface ExitGuard {
  */
 export function exitGuard(client: GuardedClient): ExitGuard {
   let stop: (() => void) | undefined;
+  /** Stops the watch for signals and `process.exit()` (held while the client is busy). */
+  let stopEnd: (() => void) | undefined;
   /** When the process first ran out of work with this client busy (reset once the client is idle). */
   let since: number | undefined;
   /** Closes the client at the deadline while requests are in flight. */
@@ -80,10 +140,15 @@ export function exitGuard(client: GuardedClient): ExitGuard {
     clearTimeout(deadline);
     deadline = undefined;
   };
+  const unwatchEnd = () => {
+    stopEnd?.();
+    stopEnd = undefined;
+  };
   const disarm = () => {
     release();
     stop?.();
     stop = undefined;
+    unwatchEnd();
     since = undefined;
   };
   const close = (at: number) => {
@@ -104,12 +169,15 @@ export function exitGuard(client: GuardedClient): ExitGuard {
       // A client that is closing stops watching when its close() has settled its records, and takes no
       // record after that; until then, onExit leaves it to its close(). No need to ask it here.
       stop ??= watchExit(onExit);
+      stopEnd ??= watchEnd(client.end);
     },
     disarm,
     quiet() {
       // Whatever awaited the requests goes on; when the process runs out of work again, onExit decides.
       release();
-      if (!client.busy()) since = undefined;
+      if (client.busy()) return;
+      since = undefined;
+      unwatchEnd();
     },
   };
 }

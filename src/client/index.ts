@@ -2,7 +2,7 @@
  * The client layer's barrel, for the layers above it (middleware/, cli/). The package's public
  * surface is src/index.ts, which picks from here deliberately.
  */
-export { TrackingClient, userIdOf, type TrackingStats, type CloseResult, type GenericTracker, type MessengerTracker, type LogEventOptions } from './tracking-client.js';
+export { TrackingClient, userIdOf, type TrackingStats, type CloseResult, type FlushOptions, type FlushResult, type GenericTracker, type MessengerTracker, type LogEventOptions } from './tracking-client.js';
 export type { TrackingClientOptions, TrackedRecord } from './options.js';
 export type { TrackResult, DeliveredResult, SkippedResult } from './delivery-queue.js';
 export { TrackingError, TrackingConfigError, TrackingValidationError, TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';

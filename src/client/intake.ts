@@ -5,13 +5,15 @@
  * saved to `persistDir` or dropped, and reported. Every record that comes in is counted once, in
  * `logged`, and ends up counted once more: delivered, failed, dropped or persisted.
  */
-import { QueuedRecord, type RecordTarget, type RecordWaiter } from './delivery-types.js';
+import { QueuedRecord, type RecordTarget } from './delivery-types.js';
 import type { DeliveryQueue, TrackResult } from './delivery-queue.js';
 import { endpointOf } from './diagnose.js';
 import { TrackingDeliveryError } from './errors.js';
+import { TrackPromise, type KeepAlive } from './keep-alive.js';
 import type { PersistedRecord, UndeliveredStore } from './persistence.js';
 import type { Replay } from './replay.js';
 import type { Reporter } from './reporter.js';
+import { kindOf, type LossTally } from './tally.js';
 
 const noop = () => undefined;
 
@@ -51,6 +53,10 @@ export interface IntakeParts {
   replay(): Replay | undefined;
   /** A record was queued (or held): the client may have become busy. */
   onQueued(): void;
+  /** Holds the process open while a caller awaits a record's promise. */
+  keepAlive: KeepAlive;
+  /** Counts what was not delivered, by kind of record. */
+  tally: LossTally;
 }
 
 export class Intake {
@@ -97,6 +103,7 @@ export class Intake {
         refusals.set(target, cached);
       }
       this.parts.reporter.report(cached.error, target.label);
+      this.parts.tally.count(persisted ? 'saved to persistDir' : 'dropped', kindOf(target.type, json));
       return cached.promise;
     }
     this.parts.onQueued();
@@ -105,12 +112,10 @@ export class Intake {
       this.push(new QueuedRecord(target, json, laneKey, seq, origin, undefined));
       return undefined;
     }
-    let waiter!: RecordWaiter;
-    const promise = new Promise<TrackResult>((resolve, reject) => {
-      waiter = { resolve, reject };
-    });
+    // Awaited (a fulfilment handler attached), it holds the process open until it settles (keep-alive.ts).
+    const { promise, waiter } = TrackPromise.pending(this.parts.keepAlive);
     this.push(new QueuedRecord(target, json, laneKey, seq, origin, waiter));
-    return handled(promise);
+    return promise;
   }
 
   /** Queues a record, unless its user still has saved records waiting to be re-sent: then it waits behind them. */
@@ -132,12 +137,14 @@ export class Intake {
         const error = new TrackingDeliveryError('persisted', `The ${record.label} record waited behind its user's records saved by an earlier process; the client closed first, so it was saved to persistDir after them, and a client started with the same persistDir will send them in order.`);
         record.reject(error);
         this.parts.reporter.report(error, record.label);
+        this.parts.tally.count('saved to persistDir', kindOf(record.type, record.text));
       },
       lost: () => {
         this.parts.queue.counters.failed++;
         const error = new TrackingDeliveryError('close-deadline', `The ${record.label} record waited behind its user's records saved by an earlier process, and could not be saved after them when the client closed (maxPersistBytes, or the disk); it was not sent.`);
         record.reject(error);
         this.parts.reporter.report(error, record.label);
+        this.parts.tally.count('given up', kindOf(record.type, record.text));
       },
     });
     if (!held) this.send(record);
@@ -170,9 +177,11 @@ export class Intake {
     return this.parts.store.save([saved]) === 1;
   }
 
-  countDropped(): void {
+  /** Counts a record refused without being queued (logged after `close()`, or a deferred task past a full queue), of `kind`. */
+  countDropped(kind: string): void {
     this.parts.queue.counters.logged++;
     this.parts.queue.counters.dropped++;
+    this.parts.tally.count('dropped', kind);
   }
 
 }

@@ -83,13 +83,17 @@ export class Lanes {
     return true;
   }
 
+  /** Every entry not yet dropped, lane by lane, each lane in order (the lanes are kept). */
+  *pendingEntries(): Generator<QueuedRecord> {
+    for (const lane of this.lanes.values()) {
+      for (let i = lane.head; i < lane.entries.length; i++) yield lane.entries[i];
+    }
+  }
+
   /** Every entry not yet dropped, lane by lane, each lane in order; then forgets every lane. */
   drain(): QueuedRecord[] {
-    const entries: QueuedRecord[] = [];
-    for (const lane of this.lanes.values()) {
-      for (let i = lane.head; i < lane.entries.length; i++) entries.push(lane.entries[i]);
-      lane.state = 'idle';
-    }
+    const entries = [...this.pendingEntries()];
+    for (const lane of this.lanes.values()) lane.state = 'idle';
     this.lanes.clear();
     this.ready = [];
     this.readyHead = 0;

@@ -48,13 +48,21 @@ export interface TrackingClientOptions {
   maxConcurrency?: number;
   /** Time limit of one request, in ms; a slower request counts as a failed attempt and is retried. Default 10,000. */
   requestTimeoutMs?: number;
-  /** Requests per record at most, the first included. Default 5. */
+  /**
+   * Requests per record at most, the first included. Default `Infinity`: a record is retried
+   * until `maxRetryDurationMs` runs out, so an endpoint restart or a failover of up to a minute
+   * or so loses nothing.
+   */
   maxAttempts?: number;
-  /** Longest time a record may spend retrying, from its first attempt, in ms. Default 60,000. */
+  /**
+   * Longest time a record may spend retrying, from its first attempt, in ms. Default 90,000: the
+   * defaults ride out an endpoint outage of a minute, each user's records waiting in order (bounded
+   * by `maxQueueSize`). A record given up then is counted and reported (by kind of record).
+   */
   maxRetryDurationMs?: number;
   /** Wait before the first retry, in ms; doubles each retry, with jitter. Default 250. */
   initialBackoffMs?: number;
-  /** Longest wait between two attempts, in ms. Default 10,000. */
+  /** Longest wait between two attempts, in ms. Default 5,000: delivery resumes within seconds of the endpoint's return. */
   maxBackoffMs?: number;
   /** Longest `Retry-After` honoured, in ms. Default 30,000. */
   maxRetryAfterMs?: number;
@@ -176,10 +184,10 @@ const NUMERIC_DEFAULTS = {
   maxQueueSize: 10_000,
   maxConcurrency: 256,
   requestTimeoutMs: 10_000,
-  maxAttempts: 5,
-  maxRetryDurationMs: 60_000,
+  maxAttempts: Infinity,
+  maxRetryDurationMs: 90_000,
   initialBackoffMs: 250,
-  maxBackoffMs: 10_000,
+  maxBackoffMs: 5_000,
   maxRetryAfterMs: 30_000,
   closeTimeoutMs: 5_000,
   maxBodyBytes: 1024 * 1024,
@@ -246,8 +254,10 @@ export function resolveOptions(options: TrackingClientOptions): ResolvedOptions 
   const numbers = {} as Record<NumericOption, number>;
   for (const name of Object.keys(NUMERIC_DEFAULTS) as NumericOption[]) {
     const value = options[name] ?? NUMERIC_DEFAULTS[name];
-    if (!Number.isFinite(value) || value <= 0) {
-      problems.add(`Option ${name} must be a positive number (default ${NUMERIC_DEFAULTS[name]}).`, { path: name, expected: 'a positive number', received: typeof value });
+    // maxAttempts alone may be Infinity (its default: no cap but the retry budget).
+    if (!(Number.isFinite(value) || (name === 'maxAttempts' && value === Infinity)) || value <= 0) {
+      const expected = name === 'maxAttempts' ? 'a positive number, or Infinity' : 'a positive number';
+      problems.add(`Option ${name} must be ${expected} (default ${NUMERIC_DEFAULTS[name]}).`, { path: name, expected, received: typeof value });
       continue;
     }
     numbers[name] = value;

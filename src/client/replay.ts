@@ -165,7 +165,10 @@ export function replaySaved(store: UndeliveredStore, target: ReplayTarget): Repl
         // Stryker disable next-line StringLiteral: the rejection only settles the record: settledOne() never reads its reason
         queued = Promise.reject(new Error('not queued'));
       }
-      queued.then(
+      // Promise.prototype.then: the plain one. A log call's own `then` would hold the process open
+      // (keep-alive.ts), and a replay never keeps a process alive by itself.
+      Promise.prototype.then.call(
+        queued,
         () => settledOne(index),
         () => settledOne(index),
       );

@@ -9,6 +9,7 @@ import { endpointOf } from './diagnose.js';
 import type { SafeLogger } from './logger.js';
 import type { Replay } from './replay.js';
 import type { Reporter } from './reporter.js';
+import type { LossTally } from './tally.js';
 import type { Transport } from './transport.js';
 
 /** The parts of a client `shutdown` works on. */
@@ -17,6 +18,8 @@ export interface ShutdownParts {
   replay: Replay | undefined;
   transport: Transport;
   reporter: Reporter;
+  /** Counts what was not delivered, by kind: its line is written at close (tally.ts). */
+  tally: LossTally;
   log: SafeLogger;
   /** Whether the client has a `persistDir`. */
   persisting: boolean;
@@ -32,7 +35,7 @@ export interface ShutdownParts {
 
 /** What a record given up at the deadline is told: which record, where it was going, how far it got, and what to do. */
 function deadlineMessage(timeoutMs: number, persisting: boolean) {
-  return (record: { label: string; url: string }, attempts: number, lastStatus: number | undefined): string => {
+  return (record: { label: string; url: string }, attempts: number, lastStatus: number | undefined, hint: string | undefined): string => {
     const progress =
       attempts === 0
         ? 'not sent yet: records ahead of it were still under way'
@@ -40,7 +43,7 @@ function deadlineMessage(timeoutMs: number, persisting: boolean) {
           ? `${attempts} attempt${attempts === 1 ? '' : 's'}, none answered`
           : `${attempts} attempt${attempts === 1 ? '' : 's'}, the last answered HTTP ${lastStatus}`;
     const advice = persisting ? 'Raise closeTimeoutMs to give records more time.' : 'Raise closeTimeoutMs to give records more time, or set persistDir to keep such records for the next start.';
-    return `close() reached its deadline (${timeoutMs} ms) before the ${record.label} record could be delivered to ${endpointOf(record.url)} (${progress}). ${advice}`;
+    return `close() reached its deadline (${timeoutMs} ms) before the ${record.label} record could be delivered to ${endpointOf(record.url)} (${progress}). ${hint === undefined ? '' : `${hint} `}${advice}`;
   };
 }
 
@@ -70,6 +73,7 @@ export async function shutdown(timeoutMs: number, startedAt: number, parts: Shut
   // Only now, with nothing of the replay's left in the queue, does it know what to write back.
   parts.replay?.finish();
   parts.reporter.flush();
+  parts.tally.flush();
   try {
     await parts.transport.close?.();
   } catch (error) {

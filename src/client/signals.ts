@@ -4,6 +4,7 @@
  * application listens for the signal itself.
  */
 import type { CloseResult } from './client-types.js';
+import { othersListen } from './exit-guard.js';
 import type { SafeLogger } from './logger.js';
 
 /**
@@ -20,8 +21,9 @@ export function closeOnSignals(signals: readonly NodeJS.Signals[], close: () => 
     const handler = () => {
       stop();
       // Ours runs first (prepended), so every listener of the application is still registered
-      // here, `once` ones included: counted now, not after close() (when they are gone).
-      const applicationListens = process.listenerCount(signal) > 0;
+      // here, `once` ones included: counted now, not after close() (when they are gone). The
+      // clients' own watch for the end of the process (exit-guard.ts) is not the application's.
+      const applicationListens = othersListen(signal);
       log.info({ signal }, `${signal}: delivering pending records before exit`);
       void close().then((result) => {
         logClosed(signal, result, log);

@@ -8,12 +8,13 @@
  * calls, and the wiring of the parts above.
  */
 import { defaultEventPlatform, platformValue, PLATFORM_KINDS, type PlatformKind, type RecordType, type TrackingEvent } from '../protocol/index.js';
-import type { CloseResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
+import type { CloseResult, FlushOptions, FlushResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
 import { DeliveryQueue, type SkippedResult, type TrackResult } from './delivery-queue.js';
 import { DeferredTasks } from './deferred.js';
 import { proxyNote } from './diagnose.js';
-import { TrackingDeliveryError, TrackingError, TrackingValidationError } from './errors.js';
-import { exitGuard, type ExitGuard } from './exit-guard.js';
+import { TrackingConfigError, TrackingDeliveryError, TrackingError, TrackingValidationError } from './errors.js';
+import { exitGuard, othersListen, type ExitGuard } from './exit-guard.js';
+import { KeepAlive } from './keep-alive.js';
 import { SafeLogger, stderrLogger, silentLogger } from './logger.js';
 import { resolveOptions, type ResolvedOptions, type TrackingClientOptions } from './options.js';
 import { handled, Intake, queueFullMessage } from './intake.js';
@@ -22,16 +23,26 @@ import { RecordBuilder } from './record-builder.js';
 import { excerpt, KnownSecrets, redactJson, redactUrl, safeCause, scrub } from './redact.js';
 import { replaySaved, type Replay } from './replay.js';
 import { Reporter } from './reporter.js';
+import { describeCounts, kindOf, LossTally } from './tally.js';
 import { shutdown } from './shutdown.js';
 import { closeOnSignals, logClosed } from './signals.js';
 import { Targets } from './targets.js';
 import { HOLD_IN_FLIGHT, type HoldingTransport, type Transport } from './transport.js';
 import { createNodeHttpTransport } from './transports/node-http.js';
 
-export type { CloseResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
+export type { CloseResult, FlushOptions, FlushResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
 export { userIdOf } from './records.js';
 
 const noop = () => undefined;
+
+/** A logged body as JSON (to name an event's kind), or undefined when it cannot be serialized. */
+function safeJson(body: unknown): string | undefined {
+  try {
+    return JSON.stringify(body);
+  } catch {
+    return undefined;
+  }
+}
 
 const DISABLED: SkippedResult = Object.freeze({ status: 'skipped', reason: 'disabled' });
 
@@ -75,6 +86,12 @@ export class TrackingClient {
   private readonly intake: Intake;
   private stopListening: (() => void) | undefined;
   private readonly guard: ExitGuard;
+  /** Holds the process open while a caller awaits `flush()` or a log call's promise (keep-alive.ts). */
+  private readonly keepAlive = new KeepAlive();
+  /** Counts what was not delivered, by kind, and says it (tally.ts). */
+  private readonly tally: LossTally;
+  /** Set by `closeOnSignals` when it takes a signal: the clients' own watch then leaves that signal to it. */
+  private signalTaken = false;
 
   /**
    * @throws TrackingConfigError naming every missing or invalid setting at once: the API key or
@@ -91,6 +108,7 @@ export class TrackingClient {
     this.secrets = new KnownSecrets(apiKey);
     this.log = new SafeLogger(target, this.secrets, debug);
     this.reporter = new Reporter(options.onError, this.log);
+    this.tally = new LossTally(this.log);
     this.builder = new RecordBuilder(this.options, options, (token) => this.secrets.add(token));
     this.deferred = new DeferredTasks((error) =>
       this.reporter.report(error instanceof TrackingError ? error : new TrackingError(`A deferred tracking task failed: ${(error as Error)?.message ?? error}`), 'deferred'),
@@ -110,14 +128,32 @@ export class TrackingClient {
       closing: () => this.closing !== undefined,
       closeAndReport: (since) => void this.closeWithin(this.options.closeTimeoutMs, since).then((result) => logClosed('process exiting', result, this.log)),
       deadlineMs: this.options.closeTimeoutMs,
+      end: {
+        signal: (signal) => {
+          if (this.signalTaken) {
+            this.signalTaken = false;
+            return true;
+          }
+          // With a listener of the application's, the process may go on (or close the client): the exit line says what is left, if anything.
+          if (!othersListen(signal)) this.sayLeftBehind(signal);
+          return false;
+        },
+        exit: () => this.sayLeftBehind('process exiting'),
+      },
     });
     this.queue = new DeliveryQueue(this.transport, this.options, {
       scrub: (text) => scrub(text, this.secrets),
       excerpt: (text, maxChars) => excerpt(text, maxChars, this.secrets),
       persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater(record.target, record.text, record.origin, record.seq),
       safeCause: (error) => safeCause(error, this.secrets),
-      onQuiet: () => this.guard.quiet(),
-      onGiveUp: (error, record) => this.reporter.report(error, record.label),
+      onQuiet: () => {
+        this.guard.quiet();
+        this.tally.quiet();
+      },
+      onGiveUp: (error, record) => {
+        this.reporter.report(error, record.label);
+        this.tally.count(error.reason === 'persisted' ? 'saved to persistDir' : 'given up', kindOf(record.type, record.text));
+      },
       proxyNote: proxyNote(this.options.baseUrl, options.env ?? process.env, options.transport === undefined),
       onAttempt: this.log.debugEnabled
         ? (record, outcome) =>
@@ -134,6 +170,8 @@ export class TrackingClient {
       maxQueueSize: this.options.maxQueueSize,
       replay: () => this.replay,
       onQueued: () => this.guard.arm(),
+      keepAlive: this.keepAlive,
+      tally: this.tally,
     });
     this.sms = this.genericTracker('sms');
     this.universal = this.genericTracker('universal');
@@ -159,7 +197,14 @@ export class TrackingClient {
       if (this.replay !== undefined) this.guard.arm();
     }
     if (options.closeOnSignals) {
-      this.stopListening = closeOnSignals(options.closeOnSignals === true ? ['SIGTERM', 'SIGINT'] : options.closeOnSignals, () => this.close(), this.log);
+      this.stopListening = closeOnSignals(
+        options.closeOnSignals === true ? ['SIGTERM', 'SIGINT'] : options.closeOnSignals,
+        () => {
+          this.signalTaken = true;
+          return this.close();
+        },
+        this.log,
+      );
     }
   }
 
@@ -209,7 +254,7 @@ export class TrackingClient {
       return this.refuse(new TrackingValidationError('record', [{ path: 'platform', expected: `one of ${PLATFORM_KINDS.join(', ')}`, received: String(platform) }]), platform, type, withResult);
     }
     if (this.refusing) {
-      this.intake.countDropped();
+      this.intake.countDropped(type === 'event' ? kindOf(type, safeJson(body)) : type);
       return this.refuse(new TrackingDeliveryError('client-closed', `The ${target.label} record was logged after close(); it was not sent. Log records before closing the client.`), platform, type, withResult);
     }
     const built = this.builder.build(platform, type, body, target.label);
@@ -233,14 +278,14 @@ export class TrackingClient {
   defer(task: () => void): void {
     if (!this.options.enabled) return;
     if (this.refusing) {
-      this.intake.countDropped();
+      this.intake.countDropped('record');
       this.reporter.report(new TrackingDeliveryError('client-closed', 'A record was logged after close(); it was not sent. Close the client after the bot stops taking turns.'), 'deferred');
       return;
     }
     // With persistDir, a task past a full queue still runs: the record it makes is saved to disk
     // then (intake.ts), not dropped; only the tasks waiting to run are bounded.
     if (this.deferred.length + (this.store === undefined ? this.queue.size : 0) >= this.options.maxQueueSize) {
-      this.intake.countDropped();
+      this.intake.countDropped('record');
       this.reporter.reportLazily('queue-full', 'deferred', () => new TrackingDeliveryError('queue-full', queueFullMessage(this.options.maxQueueSize, `${this.options.baseUrl}/track`, 'a record', 'dropped', false)));
       return;
     }
@@ -249,15 +294,47 @@ export class TrackingClient {
 
   /**
    * Resolves once every record logged so far has been delivered or given up (bounded by the retry
-   * caps, `maxAttempts` and `maxRetryDurationMs`). Never rejects. Holds no timer once it resolves:
-   * a host that awaits it at the end of each invocation (a serverless function) has its records
-   * delivered by then and nothing of the client's keeping it busy in between.
+   * caps, `maxAttempts` and `maxRetryDurationMs`: 90 s by default), or once `options.timeoutMs` has
+   * passed, with what became of those records. While it is pending it holds the process open:
+   * a script that awaits it gets its records delivered (or given up by the retry caps), not cut
+   * off by the exit guard's `closeTimeoutMs`. Records still pending at `timeoutMs` stay queued and
+   * go on being retried (counted in `pending`): the next call, or `close()`, waits for them. Holds
+   * no timer once it resolves: a host that awaits it at the end of each invocation (a serverless
+   * function) has its records delivered by then and nothing of the client's keeping it busy in
+   * between. Never rejects, but for a `timeoutMs` that is not a positive number
+   * (`TrackingConfigError`).
+   * @example
+   * const { delivered, pending } = await client.flush({ timeoutMs: 5_000 }); // at most 5 s
    */
-  async flush(): Promise<void> {
-    this.deferred.run();
-    // Records held behind a user's saved ones (a replay under way) are queued as the replay goes.
-    while ((this.replay?.held() ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    await this.queue.flush();
+  async flush(options: FlushOptions = {}): Promise<FlushResult> {
+    const timeoutMs = options.timeoutMs ?? Infinity;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
+      throw new TrackingConfigError('flush({ timeoutMs }) must be a positive number of milliseconds (or Infinity, the default: wait as long as the retry caps allow).', [
+        { path: 'timeoutMs', expected: 'a positive number of milliseconds', received: typeof timeoutMs === 'number' ? String(timeoutMs) : typeof timeoutMs },
+      ]);
+    }
+    return this.keepAlive.during(async () => {
+      const started = performance.now();
+      this.deferred.run();
+      // Records held behind a user's saved ones (a replay under way) are queued as the replay goes.
+      while ((this.replay?.held() ?? 0) > 0 && performance.now() - started < timeoutMs) await new Promise((resolve) => setTimeout(resolve, 20));
+      const counts = await this.queue.flush(timeoutMs - (performance.now() - started));
+      this.tally.flush();
+      return { ...counts, pending: counts.pending + (this.replay?.held() ?? 0) };
+    });
+  }
+
+  /** Says, once the process is ending by `why` (a signal, `process.exit()`), how many records it leaves behind, by kind; nothing when none. */
+  private sayLeftBehind(why: string): void {
+    this.tally.flush();
+    const counts = this.queue.pendingBy((record) => kindOf(record.type, record.text));
+    const waiting = this.deferred.length + (this.replay?.held() ?? 0);
+    if (waiting > 0) counts.set('record', (counts.get('record') ?? 0) + waiting);
+    if (counts.size === 0) return;
+    this.log.warn(
+      { left: Object.fromEntries(counts) },
+      `${why}: the process is ending with ${describeCounts('not delivered', counts)}. Close the client when the process ends (closeOnSignals: true, or await client.close()) to deliver them.`,
+    );
   }
 
   /**
@@ -298,6 +375,7 @@ export class TrackingClient {
         replay: this.replay,
         transport: this.transport,
         reporter: this.reporter,
+        tally: this.tally,
         log: this.log,
         persisting: this.store !== undefined,
         runningTurns: () => this.runningTurns,

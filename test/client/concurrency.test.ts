@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConcurrencyWindow, INITIAL_WINDOW } from '../../src/client/concurrency.js';
+import { ConcurrencyWindow, FAILURES_IN_A_ROW, INITIAL_WINDOW } from '../../src/client/concurrency.js';
 import { TrackingClient } from '../../src/index.js';
 import { startSink, type Reply, type Sink } from '../helpers/sink.js';
 
@@ -31,13 +31,13 @@ describe('the concurrency window', () => {
     const w = new ConcurrencyWindow(256);
     for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
     expect(w.limit).toBe(64);
-    w.onFailure(200, 300);
+    w.onFailure(200, 300, true);
     expect(w.limit).toBe(32);
     // Other requests of the same round trip (sent before the decrease) fail too: no further halving.
-    for (let i = 0; i < 10; i++) w.onFailure(250, 310);
+    for (let i = 0; i < 10; i++) w.onFailure(250, 310, true);
     expect(w.limit).toBe(32);
     // A request sent after the decrease that fails halves again.
-    w.onFailure(320, 420);
+    w.onFailure(320, 420, true);
     expect(w.limit).toBe(16);
     // Past the threshold growth is additive: about a round trip of successes adds one.
     for (let i = 0; i < 18; i++) w.onSuccess(500, 600, true);
@@ -81,7 +81,7 @@ describe('the concurrency window', () => {
   it('after halving, grows by about one per round trip at once (not by one per success)', () => {
     const w = new ConcurrencyWindow(256);
     for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
-    w.onFailure(200, 300);
+    w.onFailure(200, 300, true);
     expect(w.limit).toBe(32);
     for (let i = 0; i < 16; i++) w.onSuccess(400, 500, true);
     expect(w.limit).toBe(32);
@@ -92,10 +92,10 @@ describe('the concurrency window', () => {
   it('halves again for a failure of a request sent at the very moment it last shrank', () => {
     const w = new ConcurrencyWindow(256);
     for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
-    w.onFailure(200, 300);
-    w.onFailure(299, 310);
+    w.onFailure(200, 300, true);
+    w.onFailure(299, 310, true);
     expect(w.limit).toBe(32);
-    w.onFailure(300, 400);
+    w.onFailure(300, 400, true);
     expect(w.limit).toBe(16);
   });
 
@@ -120,9 +120,40 @@ describe('the concurrency window', () => {
     expect(w.limit).toBe(25);
   });
 
+  it('keeps its size for an isolated failure (a 500, a reset): that request\'s, not the endpoint\'s', () => {
+    const w = new ConcurrencyWindow(256);
+    for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
+    // Three failures in a row, then a success: the window is kept.
+    for (let i = 0; i < FAILURES_IN_A_ROW - 1; i++) w.onFailure(200 + i, 300 + i, false);
+    expect(w.limit).toBe(64);
+    w.onSuccess(400, 500, false);
+    for (let i = 0; i < FAILURES_IN_A_ROW - 1; i++) w.onFailure(600 + i, 700 + i, false);
+    expect(w.limit).toBe(64);
+  });
+
+  it('halves when failures come four in a row with no success between them (the endpoint failing altogether)', () => {
+    expect(FAILURES_IN_A_ROW).toBe(4);
+    const w = new ConcurrencyWindow(256);
+    for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
+    for (let i = 0; i < 3; i++) w.onFailure(200, 300, false);
+    expect(w.limit).toBe(64);
+    w.onFailure(200, 300, false);
+    expect(w.limit).toBe(32);
+    // Still failing, a round trip later: halves again.
+    w.onFailure(400, 500, false);
+    expect(w.limit).toBe(16);
+  });
+
+  it('halves at once for an overload (429, 503, Retry-After, a timeout)', () => {
+    const w = new ConcurrencyWindow(256);
+    for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
+    w.onFailure(200, 300, true);
+    expect(w.limit).toBe(32);
+  });
+
   it('never goes below one request', () => {
     const w = new ConcurrencyWindow(256);
-    for (let t = 0; t < 20; t++) w.onFailure(t * 1000, t * 1000 + 1);
+    for (let t = 0; t < 20; t++) w.onFailure(t * 1000, t * 1000 + 1, true);
     expect(w.limit).toBe(1);
   });
 });

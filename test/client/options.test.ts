@@ -30,10 +30,10 @@ describe('defaults', () => {
       maxQueueSize: 10_000,
       maxConcurrency: 256,
       requestTimeoutMs: 10_000,
-      maxAttempts: 5,
-      maxRetryDurationMs: 60_000,
+      maxAttempts: Infinity,
+      maxRetryDurationMs: 90_000,
       initialBackoffMs: 250,
-      maxBackoffMs: 10_000,
+      maxBackoffMs: 5_000,
       maxRetryAfterMs: 30_000,
       closeTimeoutMs: 5_000,
       maxBodyBytes: 1024 * 1024,
@@ -52,22 +52,25 @@ describe('defaults', () => {
       maxQueueSize: 10_000,
       maxConcurrency: 256,
       requestTimeoutMs: 10_000,
-      maxAttempts: 5,
-      maxRetryDurationMs: 60_000,
+      maxAttempts: Infinity,
+      maxRetryDurationMs: 90_000,
       initialBackoffMs: 250,
-      maxBackoffMs: 10_000,
+      maxBackoffMs: 5_000,
       maxRetryAfterMs: 30_000,
       closeTimeoutMs: 5_000,
       maxBodyBytes: 1_048_576,
       maxPersistBytes: 52_428_800,
     };
     for (const [name, value] of Object.entries(defaults)) {
-      for (const wrong of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '5']) {
+      // maxAttempts alone may be Infinity (its default): no cap but maxRetryDurationMs.
+      const expected = name === 'maxAttempts' ? 'a positive number, or Infinity' : 'a positive number';
+      for (const wrong of [0, -1, Number.NaN, Number.NEGATIVE_INFINITY, '5', ...(name === 'maxAttempts' ? [] : [Number.POSITIVE_INFINITY])]) {
         const error = configError({ ...BASE, [name]: wrong });
-        expect(error.message).toBe(`Option ${name} must be a positive number (default ${value}).`);
-        expect(error.issues).toEqual([{ path: name, expected: 'a positive number', received: typeof wrong }]);
+        expect(error.message).toBe(`Option ${name} must be ${expected} (default ${value}).`);
+        expect(error.issues).toEqual([{ path: name, expected, received: typeof wrong }]);
       }
     }
+    expect(resolveOptions({ ...BASE, env: {}, maxAttempts: Number.POSITIVE_INFINITY }).maxAttempts).toBe(Infinity);
     expect(resolveOptions({ ...BASE, env: {}, requestTimeoutMs: 0.5 }).requestTimeoutMs).toBe(0.5);
   });
 });
@@ -182,7 +185,7 @@ describe('what a configuration error says', () => {
       '4 settings need fixing: (1) TRACKING_ENABLED is "maybe", which is neither on nor off: set it to true or false (1/0, yes/no and on/off work too), or remove it. ' +
         '(2) No API key: set the TRACKING_API_KEY environment variable, or pass { apiKey } to the TrackingClient. A key comes with each bot you create in the analytics dashboard. ' +
         '(3) No tracking endpoint: set the TRACKING_BASE_URL environment variable, or pass { baseUrl } to the TrackingClient (for the bundled local endpoint, run `npx botbuilder-conversation-analytics-endpoint serve` and use the address it prints). ' +
-        '(4) Option maxAttempts must be a positive number (default 5).',
+        '(4) Option maxAttempts must be a positive number, or Infinity (default Infinity).',
     );
     expect(error.issues.map((i) => i.path)).toEqual(['TRACKING_ENABLED', 'apiKey', 'baseUrl', 'maxAttempts']);
     expect(error.name).toBe('TrackingConfigError');
