@@ -42,15 +42,20 @@ export class ButtonMemory {
   constructor(private readonly capacity: number) {}
 
   /**
-   * Remembers the buttons a message just offered in a conversation, as its newest; the oldest
-   * message beyond `CARDS_PER_CONVERSATION` is forgotten. `suggested` is how many of the buttons,
-   * at the end, are suggested actions rather than card buttons. A message without buttons changes nothing.
+   * Remembers the buttons a message the bot sent offered in a conversation, as its newest; the
+   * oldest message beyond `CARDS_PER_CONVERSATION` is forgotten. `suggested` is how many of the
+   * buttons, at the end, are suggested actions rather than card buttons. A message without buttons
+   * only hides the suggested actions of the one before it, as clients do.
    */
   remember(conversationKey: string, buttons: readonly Button[], suggested = 0): void {
-    if (buttons.length === 0) return;
+    const before = this.conversations.get(conversationKey);
+    if (buttons.length === 0) {
+      if (before !== undefined) before[0] = { card: before[0].card, suggested: [] };
+      return;
+    }
     const split = buttons.length - suggested;
     const message: OfferedMessage = { card: buttons.slice(0, split), suggested: buttons.slice(split) };
-    const messages = [message, ...(this.conversations.get(conversationKey) ?? []).slice(0, CARDS_PER_CONVERSATION - 1)];
+    const messages = [message, ...(before ?? []).slice(0, CARDS_PER_CONVERSATION - 1)];
     this.conversations.delete(conversationKey);
     this.conversations.set(conversationKey, messages);
     // Over capacity, the conversation used longest ago goes (with capacity 0, the one just set).
@@ -59,8 +64,9 @@ export class ButtonMemory {
 
   /**
    * The buttons offered in a conversation, newest message first (the newest with its suggested
-   * actions, the older ones with their cards' buttons only), or `undefined` when none are
-   * remembered. Looking a conversation up makes it the most recently used.
+   * actions, the older ones with their cards' buttons only; messages left with no button are left
+   * out), or `undefined` when the conversation is not remembered. Looking a conversation up makes
+   * it the most recently used.
    */
   offered(conversationKey: string): OfferedButtons | undefined {
     const messages = this.conversations.get(conversationKey);
@@ -68,7 +74,7 @@ export class ButtonMemory {
     this.conversations.delete(conversationKey);
     this.conversations.set(conversationKey, messages);
     const [newest, ...older] = messages;
-    return [[...newest.card, ...newest.suggested], ...older.map((m) => m.card).filter((card) => card.length > 0)];
+    return [[...newest.card, ...newest.suggested], ...older.map((m) => m.card)].filter((buttons) => buttons.length > 0);
   }
 }
 

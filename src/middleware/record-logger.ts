@@ -157,7 +157,7 @@ export class RecordLogger {
     // The id the channel gave the reply (its ResourceResponse), when the activity had none: what a
     // user's feedback on this reply refers to (its replyToId).
     if (typeof response?.id === 'string' && response.id !== '' && message.platformJson !== undefined && message.platformJson.id === undefined) message.platformJson.id = response.id;
-    if (message.buttons !== undefined) this.buttons?.remember(conversationKey(activity), message.buttons, orElse(() => suggestedButtonsOf(activity).length, 0));
+    this.buttons?.remember(conversationKey(activity), message.buttons ?? [], orElse(() => suggestedButtonsOf(activity).length, 0));
     this.client.trackAndForget(platform, 'outgoing', message);
   }
 }
