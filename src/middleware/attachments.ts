@@ -5,6 +5,7 @@
  */
 import type { ActivityLike } from './sdk-types.js';
 import type { Button, Image } from '../protocol/index.js';
+import type { OfferedButtons } from './button-memory.js';
 import { redactUrlSecrets } from './platform-json.js';
 import { adaptiveActionButton, buttonOf, readCard } from './cards.js';
 import { isObject, stringify } from './values.js';
@@ -116,6 +117,15 @@ export function buttonsOf(activity: ActivityLike): Button[] {
 function rawButtonsOf(activity: ActivityLike): Button[] {
   const buttons: Button[] = [];
   eachAttachment(activity, (attachment) => buttons.push(...(readCard(attachment)?.buttons ?? [])));
+  return [...buttons, ...suggestedButtonsOf(activity)];
+}
+
+/**
+ * The buttons of an activity's `suggestedActions.actions` (quick replies), in order: the last ones
+ * `buttonsOf` gives. A hostile action (fields that throw when read) is skipped.
+ */
+export function suggestedButtonsOf(activity: ActivityLike): Button[] {
+  const buttons: Button[] = [];
   const suggested = activity.suggestedActions?.actions;
   if (Array.isArray(suggested)) {
     for (const action of suggested) {
@@ -162,21 +172,30 @@ function submitData(button: Button): Record<string, unknown> | undefined {
   }
 }
 
+/** True for a button that carries no submit data of its own: no value, or data that is an empty JSON object (an `Action.Submit` or `Action.Execute` without `data`, or with `{}`). */
+function isDataless(button: Button): boolean {
+  const data = submitData(button);
+  return button.value === '' || (data !== undefined && Object.keys(data).length === 0);
+}
+
 /**
  * The offered button an Adaptive Card submit is a click on (the submitted value is the action's
- * data plus the card's inputs): the button whose data the value holds; else, when the bot offered
- * exactly one button that carries no data of its own (an `Action.Submit` or `Action.Execute`
- * without `data`, or with `{}`, as forms often have), that one. `undefined` when neither is found.
+ * data plus the card's inputs): the button whose data the value holds, in the newest message that
+ * offered one; else, in the newest message that offered buttons without data (an `Action.Submit`
+ * or `Action.Execute` without `data`, or with `{}`, as forms often have), that button when it was
+ * the only one. `undefined` when neither is found.
  */
-function submittedButton(value: Record<string, unknown>, offered: readonly Button[] | undefined): Button | undefined {
-  const dataless: Button[] = [];
-  for (const button of offered ?? []) {
+function submittedButton(value: Record<string, unknown>, offered: OfferedButtons | undefined): Button | undefined {
+  const messages = offered ?? [];
+  for (const button of messages.flat()) {
     const data = submitData(button);
-    if (data !== undefined && Object.keys(data).length > 0) {
-      if (isSubset(data, value)) return button;
-    } else if (button.value === '' || data !== undefined) dataless.push(button);
+    if (data !== undefined && Object.keys(data).length > 0 && isSubset(data, value)) return button;
   }
-  return dataless.length === 1 ? dataless[0] : undefined;
+  for (const buttons of messages) {
+    const dataless = buttons.filter(isDataless);
+    if (dataless.length > 0) return dataless.length === 1 ? dataless[0] : undefined;
+  }
+  return undefined;
 }
 
 /**
@@ -198,17 +217,19 @@ export function isTaskFetch(activity: ActivityLike): boolean {
  * holds (an Adaptive Card `Action.Submit` with `msteams: { type: 'task/fetch' }`), or its `value`
  * (a Bot Framework card's `invoke` action). `undefined` when it carries no offered button.
  */
-function taskFetchButton(value: Record<string, unknown>, offered: readonly Button[] | undefined): Button | undefined {
+function taskFetchButton(value: Record<string, unknown>, offered: OfferedButtons | undefined): Button | undefined {
   return (isObject(value.data) ? submittedButton(value.data, offered) : undefined) ?? submittedButton(value, offered);
 }
 
 /** True for a `task/fetch` invoke that carries a button among `offered`: such an invoke is recorded as a click, any other is not. */
-export function isTaskFetchClick(activity: ActivityLike, offered: readonly Button[] | undefined): boolean {
+export function isTaskFetchClick(activity: ActivityLike, offered: OfferedButtons | undefined): boolean {
   return isTaskFetch(activity) && taskFetchButton(activity.value as Record<string, unknown>, offered) !== undefined;
 }
 
 /**
- * The id of the button an incoming message is a click on, or `undefined` when it is not a click:
+ * The id of the button an incoming message is a click on, or `undefined` when it is not a click.
+ * `offered` are the buttons the bot offered in the last few messages of this conversation, newest
+ * first (see `OfferedButtons`); where several match, the newest message's wins.
  * 1. an `adaptiveCard/action` invoke (`Action.Execute`): the offered button with its verb (without a
  *    verb, the one whose data it holds, as for a submit), else the verb (or its data); a `task/fetch` invoke: the offered button whose data it carries, else none;
  * 2. the activity has a `value` (postBack/messageBack with an object value, an Adaptive Card
@@ -216,15 +237,16 @@ export function isTaskFetchClick(activity: ActivityLike, offered: readonly Butto
  *    whose data it holds (or the one offered button without data), else the offered button whose
  *    value is the text (Teams' messageBack), else the value as a string;
  * 3. `channelData.postBack` or `channelData.messageBack` is set (Web Chat's postBack/messageBack): its text;
- * 4. its text equals the value (else the label) of a button the bot offered last in this
- *    conversation (`offered`; an imBack click is text the channel sends for the user): that button's id.
+ * 4. its text equals the value (else the label) of an offered button (an imBack click, or an
+ *    `Action.Submit` whose data is text, is text the channel sends for the user): that button's id.
  */
-export function buttonClickOf(activity: ActivityLike, offered: readonly Button[] | undefined): string | undefined {
+export function buttonClickOf(activity: ActivityLike, offered: OfferedButtons | undefined): string | undefined {
+  const buttons = offered?.flat() ?? [];
   if (isAdaptiveCardAction(activity)) {
     const action = (activity.value as { action: Record<string, unknown> }).action;
     const clicked = adaptiveActionButton({ type: 'Action.Execute', ...action });
     if (clicked === undefined || clicked.id === '') return undefined;
-    const byValue = (offered ?? []).find((b) => b.value === clicked.value);
+    const byValue = buttons.find((b) => b.value === clicked.value);
     if (byValue !== undefined) return byValue.id;
     // Without a verb, the invoke carries the action's data plus the card's inputs, like a submit.
     const hasVerb = typeof action.verb === 'string' && action.verb !== '';
@@ -239,12 +261,12 @@ export function buttonClickOf(activity: ActivityLike, offered: readonly Button[]
       if (button !== undefined) return button.id;
     }
     // Teams' messageBack sends its text and, as the value, whatever else the card's data held.
-    const byText = text === '' ? undefined : offered?.find((b) => b.value === text);
+    const byText = text === '' ? undefined : buttons.find((b) => b.value === text);
     return byText?.id ?? stringify(value);
   }
   const channelData: unknown = activity.channelData;
   if (isObject(channelData) && (channelData.postBack === true || isObject(channelData.messageBack)) && text !== '') return text;
-  if (offered === undefined || text === '') return undefined;
-  const match = offered.find((b) => b.value === text) ?? offered.find((b) => b.label === text);
+  if (text === '') return undefined;
+  const match = buttons.find((b) => b.value === text) ?? buttons.find((b) => b.label === text);
   return match?.id;
 }

@@ -21,14 +21,26 @@ export function endUserId(activity: ActivityLike): string | undefined {
 }
 
 /**
- * Messenger webhook events that arrive without a name (published adapters put the webhook's
- * messaging event in `channelData`): each becomes a custom event named after its kind.
+ * Kinds of nameless channel events known by name (published adapters put the webhook's messaging
+ * event in `channelData`): found whatever the channel, and before any other field of a Messenger event.
  */
 const CHANNEL_EVENT_KINDS = [
   'referral', 'optin', 'postback', 'pass_thread_control', 'take_thread_control', 'request_thread_control', 'app_roles',
   'payment', 'checkout_update', 'pre_checkout', 'account_linking', 'policy_enforcement', 'reaction', 'game_play',
   'message_edit',
 ] as const;
+
+/** The fields every Messenger messaging event has besides its kind: who, to whom, when, and the message a postback answers. */
+const MESSAGING_ENVELOPE = new Set(['sender', 'recipient', 'timestamp', 'prior_message']);
+
+/**
+ * True when an activity's `channelData` is a Messenger messaging event, as the Facebook channel and
+ * botbuilder-adapter-facebook deliver it: `recipient.id` and a numeric `timestamp` (and `sender.id`,
+ * unless the event is about the page).
+ */
+function isMessagingEvent(data: Record<string, any>): boolean {
+  return isObject(data.recipient) && idOf(data.recipient.id) !== undefined && typeof data.timestamp === 'number';
+}
 
 /**
  * True for delivery, read and echo receipts (Messenger's `delivery`, `read`, and `message.is_echo`):
@@ -48,25 +60,47 @@ function referralInfo(referral: Record<string, any>): Record<string, unknown> {
   return info;
 }
 
-/** The custom event of a nameless channel event (see CHANNEL_EVENT_KINDS), or `undefined`. */
+/** A field present with a value (neither `undefined` nor `null`). */
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+/**
+ * The custom event of a nameless channel event, or `undefined`. Its kind is the first field of
+ * CHANNEL_EVENT_KINDS it has; for a Messenger messaging event, else its first field besides the
+ * envelope (Meta adds kinds every year: `branded_camera`, …). Not recorded, on purpose: receipts,
+ * and events without a user: a Messenger event without `sender` (`app_roles`,
+ * `policy_enforcement`: Meta sends them per page) or any other without `from.id`.
+ */
 function channelEventOf(activity: ActivityLike, base: { userId: string; conversationId?: string }): CustomEvent | undefined {
   const data: unknown = activity.channelData;
   if (!isObject(data) || isReceipt(activity)) return undefined;
-  const kind = CHANNEL_EVENT_KINDS.find((k) => data[k] !== undefined && data[k] !== null);
+  const messenger = isMessagingEvent(data);
+  let userId = base.userId;
+  if (messenger) {
+    // Without a sender, a Messenger event is about the page (app_roles, policy_enforcement), not a user.
+    const sender = isObject(data.sender) ? idOf(data.sender.id) : undefined;
+    if (sender === undefined) return undefined;
+    if (userId === '') userId = sender;
+  }
+  if (userId === '') return undefined;
+  const kind = CHANNEL_EVENT_KINDS.find((k) => isSet(data[k])) ?? (messenger ? Object.keys(data).find((k) => !MESSAGING_ENVELOPE.has(k) && isSet(data[k])) : undefined);
   if (kind === undefined) return undefined;
   const payload = jsonSafeObject(isObject(data[kind]) ? data[kind] : { value: data[kind] }) ?? {};
   const extraInfo = kind === 'referral' ? { ...referralInfo(payload), referral: payload } : payload;
-  return { type: 'customEvent', name: kind, ...base, extraInfo };
+  return { type: 'customEvent', name: kind, ...base, userId, extraInfo };
 }
 
 /**
  * The custom event of an incoming `event` activity: `name` = `activity.name`, `userId` = `from.id`,
  * `conversationId` (numeric ids as their digits), and `extraInfo` = `value` when it is an object (JSON-safe, without secrets).
  * A nameless event from a channel (a Messenger referral, opt-in, postback, thread-control handover,
- * payment, checkout, reaction or message edit, found in `channelData`) is named after its kind, with that part of the
- * payload as `extraInfo` (a referral's under the spec's referral field names too).
+ * payment, checkout, reaction, message edit, or any other kind of Messenger event, found in
+ * `channelData`) is named after its kind, with that part of the payload as `extraInfo` (a
+ * referral's under the spec's referral field names too), for `from.id` (else Messenger's `sender.id`).
  * `undefined` for the adapters' own `ContinueConversation` and `CreateConversation` events, for
- * delivery, read and echo receipts, and for a nameless event of no known kind.
+ * delivery, read and echo receipts, for a nameless event without a user (Messenger's page-level
+ * events: no `sender`) and for a nameless event of no kind.
  */
 export function customEventOf(activity: ActivityLike): CustomEvent | undefined {
   const name = activity.name;

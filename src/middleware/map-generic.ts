@@ -2,7 +2,8 @@
  * Activities as records of the generic message shape (sms, universal and direct-message platforms).
  */
 import type { ActivityLike } from './sdk-types.js';
-import type { Button, Intent, Message } from '../protocol/index.js';
+import type { Intent, Message } from '../protocol/index.js';
+import type { OfferedButtons } from './button-memory.js';
 import { buttonClickOf, buttonsOf, cardTextOf, imagesOf } from './attachments.js';
 import { activityJson } from './platform-json.js';
 import { idOf, orElse } from './values.js';
@@ -34,13 +35,13 @@ function withPlatformJson(message: Message, activity: ActivityLike): Message {
  * The incoming record of a message activity (or of an Adaptive Card `Action.Execute` invoke):
  * `text` (`''` when the activity has none; for a card-only message, the card's title or first
  * text block), `userId` = `from.id` (a numeric id as its digits), `intent`, `images`, `buttons`, `postback` when the message is a button click (see
- * `buttonClickOf`; `offered` are the buttons the bot offered last in the conversation), and
+ * `buttonClickOf`; `offered` are the buttons the bot offered in the conversation's last few messages, newest first), and
  * `platformJson` = the activity as the channel sent it, JSON-safe and without secrets
  * (`activityJson`). A missing `from.id` gives an empty `userId`, which the client refuses and
  * reports. Each field is read on its own: one that cannot be read (a getter that throws) is left
  * out or empty, and the record keeps the others. Never throws.
  */
-export function incomingMessage(activity: ActivityLike, intent: Intent | undefined, offered?: readonly Button[]): Message {
+export function incomingMessage(activity: ActivityLike, intent: Intent | undefined, offered?: OfferedButtons): Message {
   const message = baseMessage(activity, () => activity.from?.id, intent);
   const buttonId = orElse(() => buttonClickOf(activity, offered), undefined);
   if (buttonId !== undefined) message.postback = { buttonClick: { buttonId } };

@@ -29,8 +29,9 @@ export interface TrackingMiddlewareOptions {
   platformForChannel?: PlatformForChannel;
   /**
    * Record incoming `event` activities as custom events (`name` = the activity's name,
-   * `extraInfo` = its value when that is an object). Default `false`: event activities, like
-   * every other non-message activity, are not recorded.
+   * `extraInfo` = its value when that is an object; a nameless Messenger event is named after its
+   * kind). Receipts and Messenger's page-level events (no sender) are never recorded. Default
+   * `false`: event activities, like every other non-message activity, are not recorded.
    */
   trackEventActivities?: boolean;
   /**
@@ -83,9 +84,10 @@ export interface TrackingMiddlewareOptions {
    */
   messengerUri?: string;
   /**
-   * How many conversations' last offered buttons are remembered, so that a message whose text is
-   * one of them (an imBack click) is recorded with `postback.buttonClick`. Default 1,000; 0 turns
-   * this off. Only `TrackingMiddleware` (which sees both directions) can use it.
+   * How many conversations' offered buttons are remembered (the buttons of each one's last 5
+   * messages with buttons, newest first), so that a click on one of them, also on an older card,
+   * is recorded with `postback.buttonClick`. Default 1,000; the conversation used longest ago is
+   * forgotten first; 0 turns this off. Only `TrackingMiddleware` (which sees both directions) can use it.
    */
   rememberButtons?: number;
   /**

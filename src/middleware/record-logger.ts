@@ -6,7 +6,7 @@
 import type { ActivityLike, ResourceResponseLike } from './sdk-types.js';
 import type { TrackingClient } from '../client/index.js';
 import type { PlatformKind } from '../protocol/index.js';
-import { isTaskFetch, isTaskFetchClick } from './attachments.js';
+import { isTaskFetch, isTaskFetchClick, suggestedButtonsOf } from './attachments.js';
 import { ButtonMemory, conversationKey } from './button-memory.js';
 import { channelOf, defaultPlatformForChannel } from './channels.js';
 import { botEventOf, customEventOf, fillEvent, membershipEventsOf } from './events.js';
@@ -16,6 +16,7 @@ import { incomingMessage, outgoingMessage } from './map-generic.js';
 import { messengerIncoming, messengerOutgoing } from './map-messenger.js';
 import type { TrackingMiddlewareOptions } from './options.js';
 import type { EventInput, TurnEventLogger } from './turn-state.js';
+import { orElse } from './values.js';
 
 /**
  * Maps a middleware's activities to records and logs them through its client. The `defer…`
@@ -138,7 +139,7 @@ export class RecordLogger {
       if (event !== undefined) this.client.trackAndForget(platform, 'event', event);
       return;
     }
-    const offered = this.buttons?.lastOffered(conversationKey(activity));
+    const offered = this.buttons?.offered(conversationKey(activity));
     // A task/fetch invoke is a click only on a button the bot offered; any other is not recorded.
     if (isTaskFetch(activity) && !isTaskFetchClick(activity, offered)) return;
     const body = platform === 'messenger' ? messengerIncoming(activity, this.intentOf(intent), receivedAt) : incomingMessage(activity, this.intentOf(intent), offered);
@@ -156,12 +157,12 @@ export class RecordLogger {
     // The id the channel gave the reply (its ResourceResponse), when the activity had none: what a
     // user's feedback on this reply refers to (its replyToId).
     if (typeof response?.id === 'string' && response.id !== '' && message.platformJson !== undefined && message.platformJson.id === undefined) message.platformJson.id = response.id;
-    if (message.buttons !== undefined) this.buttons?.remember(conversationKey(activity), message.buttons);
+    this.buttons?.remember(conversationKey(activity), message.buttons ?? [], orElse(() => suggestedButtonsOf(activity).length, 0));
     this.client.trackAndForget(platform, 'outgoing', message);
   }
 }
 
-/** The button memory a middleware that sees both directions uses (`rememberButtons`, default 1,000 conversations). */
+/** The button memory a middleware that sees both directions uses (`rememberButtons`, default 1,000 conversations, each with its last `CARDS_PER_CONVERSATION` messages with buttons). */
 export function buttonMemoryFor(options: TrackingMiddlewareOptions): ButtonMemory | undefined {
   const capacity = options.rememberButtons ?? 1000;
   return capacity > 0 ? new ButtonMemory(capacity) : undefined;

@@ -3,8 +3,13 @@
  * Adaptive Cards however nested, and which offered button a click names.
  */
 import { describe, expect, it } from 'vitest';
-import { buttonClickOf, buttonsOf, cardTextOf, imagesOf } from '../../src/middleware/attachments.js';
+import { buttonClickOf as clickOf, buttonsOf, cardTextOf, imagesOf } from '../../src/middleware/attachments.js';
 import { messengerAttachments } from '../../src/middleware/map-messenger.js';
+import type { ActivityLike } from '../../src/middleware/sdk-types.js';
+import type { Button } from '../../src/protocol/index.js';
+
+/** The click an activity is, when one message offered `offered` (clicks on older messages: click-memory.test.ts). */
+const buttonClickOf = (activity: ActivityLike, offered: Button[] | undefined) => clickOf(activity, offered === undefined ? undefined : [offered]);
 
 const adaptive = (content: Record<string, unknown>) => ({ attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content }] });
 const card = (type: string, content: Record<string, unknown>) => ({ attachments: [{ contentType: `application/vnd.microsoft.card.${type}`, content }] });

@@ -136,7 +136,6 @@ describe('channel events without a name (trackEventActivities)', () => {
     await send(adapter, event({ delivery: { mids: ['m_1'], watermark: 1 } }));
     await send(adapter, event({ read: { watermark: 1 } }));
     await send(adapter, messengerActivity({ message: { mid: 'm_2', text: 'sent by the page', is_echo: true, app_id: 1 } }));
-    await send(adapter, event({ unknown_kind: { x: 1 } }));
     expect(await h.records()).toEqual([]);
   });
 

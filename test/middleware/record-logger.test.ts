@@ -119,12 +119,12 @@ describe('remembered buttons', () => {
     memory.remember('b', pizza);
     memory.remember('a', pizza);
     memory.remember('c', pizza);
-    expect([memory.lastOffered('a'), memory.lastOffered('b'), memory.lastOffered('c')]).toEqual([pizza, undefined, pizza]);
+    expect([memory.offered('a'), memory.offered('b'), memory.offered('c')]).toEqual([[pizza, pizza], undefined, [pizza]]);
     memory.remember('a', []);
-    expect(memory.lastOffered('a')).toEqual(pizza);
+    expect(memory.offered('a')).toEqual([pizza, pizza]);
     const none = new ButtonMemory(0);
     none.remember('a', pizza);
-    expect(none.lastOffered('a')).toBeUndefined();
+    expect(none.offered('a')).toBeUndefined();
   });
 
   it('the same conversation id on two channels is two conversations; a numeric id counts as its digits', () => {
