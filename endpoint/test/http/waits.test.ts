@@ -16,18 +16,19 @@ const IDLE_MS = 1_001;
 const TIMEOUTS: TrackingEndpointOptions = { requestTimeoutMs: 500, headersTimeoutMs: 500, keepAliveTimeoutMs: 1 };
 
 interface Internals {
-  projection: { plan(): { limit: number; share: number }; msPerRecord: number };
+  projection: { plan(): { limit: number; share: number }; msPerRecord: number; running: Promise<void> | undefined };
   appends: unknown;
   backend: { commitRecords(rows: readonly unknown[]): Promise<number[]> };
 }
 
 const internals = (endpoint: TrackingEndpoint) => endpoint.store as unknown as Internals;
 
-/** Holds the views back (nothing is built) until the function returned is called. */
-function holdViews(endpoint: TrackingEndpoint): () => void {
+/** Holds the views back (nothing is built, once a run under way ends) until the function it resolves with is called. */
+async function holdViews(endpoint: TrackingEndpoint): Promise<() => void> {
   const projection = internals(endpoint).projection;
   const plan = projection.plan;
   projection.plan = () => ({ limit: 0, share: 0 });
+  while (projection.running) await projection.running;
   return () => {
     projection.plan = plan;
   };
@@ -61,7 +62,7 @@ describe('a read that waits for the views', () => {
   it('is answered once the views catch up, though it waited longer than a connection may stay idle', async () => {
     const e = await startOnFile({ maxReadWaitMs: 5_000 });
     expect((await track(e, Q.universalIn, message('u1', 'hello'))).status).toBe(200);
-    const release = holdViews(e);
+    const release = await holdViews(e);
     expect((await track(e, Q.universalIn, message('u1', 'again'))).status).toBe(200);
     setTimeout(release, IDLE_MS + 500);
     const started = performance.now();
@@ -73,7 +74,7 @@ describe('a read that waits for the views', () => {
 
   it('past maxReadWaitMs is answered 503 with Retry-After and how far behind the views are, then 200 once they caught up', async () => {
     const e = await startOnFile({ maxReadWaitMs: 1_500 });
-    const release = holdViews(e);
+    const release = await holdViews(e);
     for (const text of ['one', 'two', 'three']) expect((await track(e, Q.universalIn, message('u1', text))).status).toBe(200);
     await sleep(200);
     const started = performance.now();
@@ -95,7 +96,7 @@ describe('a read that waits for the views', () => {
 
   it('past maxReadWaitMs on a view of several queries: 503 as well, never a cut connection', async () => {
     const e = await startOnFile({ maxReadWaitMs: 300 });
-    const release = holdViews(e);
+    const release = await holdViews(e);
     expect((await track(e, Q.universalIn, message('u1', 'x'))).status).toBe(200);
     const answers = await Promise.all(['/api/summary', '/api/analytics/sessions', '/api/conversations', '/api/transcript?user=u1'].map((path) => request(e, path)));
     expect(answers.map((a) => a.status)).toEqual([503, 503, 503, 503]);
@@ -107,7 +108,7 @@ describe('a read that waits for the views', () => {
 describe('a write that waits', () => {
   it('past maxWriteWaitMs while the views make room is answered 503, not stored; sent again once there is room it is stored once', async () => {
     const e = await startOnFile({ maxWriteWaitMs: 1_500 });
-    const release = holdViews(e);
+    const release = await holdViews(e);
     // At 10 ms of work a record, the views may fall 5,000 records behind (pace.ts) before acknowledgements wait for them.
     internals(e).projection.msPerRecord = 10;
     await fillViewsBacklog(e);
@@ -149,7 +150,7 @@ describe('a write that waits', () => {
     cleanup = folder.cleanup;
     const database = join(folder.dir, 'closing.db');
     const e = await start({ database, ...TIMEOUTS, maxWriteWaitMs: 10_000, closeGraceMs: 5_000 });
-    holdViews(e);
+    await holdViews(e);
     internals(e).projection.msPerRecord = 10;
     await fillViewsBacklog(e);
     const waiting = track(e, Q.universalIn, message('u1', 'in flight'));
