@@ -108,6 +108,7 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
     close() {
       live.close(); // ends the live streams, so they never hold the close up
       retention.stop();
+      store.stopWaiting(); // writes waiting for the views are answered 503 (not stored), not cut and committed after
       closing ??= closeServer(server, resolved.closeGraceMs)
         .then(() => requests.close())
         .then(() => retention.done)

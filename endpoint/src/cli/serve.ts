@@ -27,6 +27,10 @@ Options:
   --fsync                  SQLite: sync every commit to disk before acknowledging (survives a power cut)
   --retention DAYS         Delete what happened more than DAYS days ago (90 or 90d), hourly
   --max-body BYTES         Largest accepted body (default 1048576)
+  --max-read-wait MS       How long a read may wait for the views to catch up after a burst
+                           before it is answered 503 with Retry-After (default 5000)
+  --max-write-wait MS      How long a record may wait, uncommitted, while the views are too far
+                           behind before it is answered 503, not stored (default 4000)
   --dm-platform NAME       Platform value of the direct-message platform (default twitter)
   --messenger-platform NAME  Platform value of the messenger platform (default facebook)
   --allow-referral-event   Accept referralEvent as an event type
@@ -101,6 +105,8 @@ export const serveCommand: Command = {
         retention: { type: 'string' },
         fsync: { type: 'boolean' },
         'max-body': { type: 'string' },
+        'max-read-wait': { type: 'string' },
+        'max-write-wait': { type: 'string' },
         'dm-platform': { type: 'string' },
         'messenger-platform': { type: 'string' },
         'allow-referral-event': { type: 'boolean' },
@@ -125,6 +131,8 @@ export const serveCommand: Command = {
       retentionDays,
       fsync: values.fsync,
       maxBodyBytes: intOption('max-body', values['max-body'], 1),
+      maxReadWaitMs: intOption('max-read-wait', values['max-read-wait'], 1),
+      maxWriteWaitMs: intOption('max-write-wait', values['max-write-wait'], 1),
       platformNames: { directMessage: values['dm-platform'], messenger: values['messenger-platform'] },
       allowReferralEvent: values['allow-referral-event'],
       log: (message) => println(io.stderr, message),

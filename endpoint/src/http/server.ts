@@ -7,7 +7,7 @@
  * waiting for the views, a write waiting to be committed) is never cut by it: its waits have
  * bounds of their own (`maxReadWaitMs`, `maxWriteWaitMs`), past which it is answered 503.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ResolvedOptions } from '../options.js';
 import { dispatch, type EndpointContext, type Route } from './router.js';
@@ -52,13 +52,15 @@ export function socketIdleTimeoutMs(options: Pick<ResolvedOptions, 'requestTimeo
 }
 
 /**
- * Lets the socket's idle timer cut `req`'s connection only when the client is the idle party:
- * its body stopped arriving, or it stopped reading the answer. Until the answer starts, the
- * request is being worked on (Node destroys a timed-out socket only when no one listens for it).
+ * Lets the socket's idle timer cut `res`'s connection only once its answer has started: then
+ * an idle connection means a client that stopped reading it. Until then the request is being
+ * worked on (a read waiting for the views, a write being committed) and its waits have bounds of
+ * their own. (Node destroys a timed-out socket only when no one listens for the timeout; a body
+ * that stops arriving is answered 408 by `requestTimeout` first.)
  */
-function keepWorking(req: IncomingMessage, res: ServerResponse): void {
+export function keepWorking(res: ServerResponse): void {
   res.on('timeout', (socket: Duplex) => {
-    if (!req.complete || res.headersSent) socket.destroy();
+    if (res.headersSent) socket.destroy();
   });
 }
 
@@ -75,7 +77,7 @@ export function createEndpointServer(routes: ReadonlyMap<string, Route>, context
         Math.min(1000, Math.floor(headersTimeoutMs / 4))),
     },
     (req, res) => {
-      keepWorking(req, res);
+      keepWorking(res);
       dispatch(routes, req, res, context);
     },
   );

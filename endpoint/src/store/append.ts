@@ -59,7 +59,9 @@ export class AppendQueue {
    * `now`: the monotonic clock `lastAppendAt` is read on (the projection's). `maxWaitMs`: how long
    * an append may wait for room (`hooks.room`) before it is refused, uncommitted.
    */
-  constructor(private readonly backend: Backend, private readonly hooks: AppendHooks, private readonly now: () => number = () => performance.now(), private readonly maxWaitMs = Infinity) {}
+  constructor(private readonly backend: Backend, private readonly hooks: AppendHooks, private readonly now: () => number = () => performance.now(), private maxWaitMs = Infinity) {}
+  /** Ends the wait of `room()` for its next look, while it waits. */
+  private wake: (() => void) | undefined;
 
   /** Queues a record (already timestamped); resolves with it, numbered, once it is committed. */
   append(record: StoredRecord, json: string): Promise<StoredRecord> {
@@ -107,8 +109,9 @@ export class AppendQueue {
   }
 
   /**
-   * Resolves when there is room to commit more. While there is none, refuses (uncommitted, so
-   * not stored) the queued appends that have waited `maxWaitMs`, oldest first, as each reaches it.
+   * Resolves when there is room to commit more, or when no append is left waiting. While there
+   * is no room, refuses (uncommitted, so not stored) the queued appends that have waited
+   * `maxWaitMs`, oldest first, as each reaches it.
    */
   private async room(): Promise<void> {
     if (this.maxWaitMs === Infinity) return this.hooks.room();
@@ -116,21 +119,32 @@ export class AppendQueue {
     const room = this.hooks.room().then(() => {
       open = true;
     });
-    while (!open) {
-      const oldest = this.queue[0];
-      const wait = oldest === undefined ? this.maxWaitMs : oldest.queuedAt + this.maxWaitMs - performance.now();
+    while (!open && this.queue.length > 0) {
+      const wait = this.queue[0].queuedAt + this.maxWaitMs - performance.now();
       if (wait > 0) {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([room, new Promise<void>((resolve) => (timer = setTimeout(resolve, wait)))]);
+        await Promise.race([room, new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, wait);
+          this.wake = resolve;
+        })]);
         clearTimeout(timer);
         continue;
       }
-      const refusal = await this.hooks.noRoom(this.maxWaitMs);
+      const refusal = await this.hooks.noRoom(Math.round(performance.now() - this.queue[0].queuedAt));
       const due = performance.now() - this.maxWaitMs;
       let late = 0;
       while (late < this.queue.length && this.queue[late].queuedAt <= due) late++;
       for (const pending of this.queue.splice(0, late)) pending.reject(refusal);
     }
+  }
+
+  /**
+   * From now on refuses at once, uncommitted, the appends that wait for room (the endpoint is
+   * closing: it answers them 503 rather than have their connections cut and commit them after).
+   */
+  refuseWaiting(): void {
+    this.maxWaitMs = 0;
+    this.wake?.();
   }
 
   /**

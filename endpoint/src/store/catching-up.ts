@@ -43,14 +43,14 @@ export function retryAfterSeconds(ms: number): number {
 export class CatchingUpError extends Error {
   /**
    * @param waited What waited: a read, or a write (not stored).
-   * @param waitedMs Its bound, which it waited.
+   * @param waitedMs How long it waited: its bound, or less for a write refused because the endpoint is closing.
    * @param lag How far behind the views were then.
    * @param retryAfter When to try again (s): the estimated time for the views to catch up (a read) or to make room (a write).
    */
   constructor(readonly waited: 'read' | 'write', readonly waitedMs: number, readonly lag: Lag, readonly retryAfter: number) {
     super(waited === 'read'
       ? `The views are catching up (${lag.behindRecords} records to go); this read waited ${waitedMs} ms for them, its bound (maxReadWaitMs). Try again in ${retryAfter} s.`
-      : `The record was not stored: the views are catching up (${lag.behindRecords} records behind) and it waited ${waitedMs} ms for room, its bound (maxWriteWaitMs). Send it again in ${retryAfter} s.`);
+      : `The record was not stored: the views are catching up (${lag.behindRecords} records behind) and it waited ${waitedMs} ms for room to be taken (maxWriteWaitMs, less when the endpoint is closing). Send it again in ${retryAfter} s.`);
     this.name = 'CatchingUpError';
   }
 }

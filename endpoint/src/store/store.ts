@@ -207,6 +207,15 @@ export class RecordStore implements StoredRecords {
     return deleteBefore(this.backend, cutoff);
   }
 
+  /**
+   * Refuses at once, uncommitted, the appends waiting for the views to make room, and any that
+   * come to wait (a `CatchingUpError`): the endpoint is closing, and answers them rather than
+   * have their connections cut and commit them after.
+   */
+  stopWaiting(): void {
+    this.appends.refuseWaiting();
+  }
+
   /** Waits for appends in progress, adds what they stored to the views, then closes the database. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readBody } from '../../src/http/body.js';
 import { hostHeaderName, isLoopback } from '../../src/http/hosts.js';
 import { sendError, sendJson } from '../../src/http/respond.js';
-import { socketIdleTimeoutMs } from '../../src/http/server.js';
+import { keepWorking, socketIdleTimeoutMs } from '../../src/http/server.js';
 
 describe('isLoopback', () => {
   it.each([
@@ -42,6 +42,26 @@ describe('socketIdleTimeoutMs', () => {
     expect(socketIdleTimeoutMs({ requestTimeoutMs: 5000, keepAliveTimeoutMs: 2000 })).toBe(5000);
     expect(socketIdleTimeoutMs({ requestTimeoutMs: 300, keepAliveTimeoutMs: 2000 })).toBe(3000);
     expect(socketIdleTimeoutMs({ requestTimeoutMs: 3000, keepAliveTimeoutMs: 2000 })).toBe(3000);
+  });
+});
+
+describe('keepWorking', () => {
+  /** A response and its socket as the idle timer sees them: whether the answer has started, and whether the socket was destroyed. */
+  function timedOut(headersSent: boolean): { handled: boolean; destroyed: boolean } {
+    const res = Object.assign(new EventEmitter(), { headersSent });
+    let destroyed = false;
+    const socket = { destroy: () => (destroyed = true) };
+    keepWorking(res as unknown as http.ServerResponse);
+    const handled = res.emit('timeout', socket);
+    return { handled, destroyed };
+  }
+
+  it('keeps the connection of a request being worked on (no answer started): Node destroys it only when no one listens', () => {
+    expect(timedOut(false)).toEqual({ handled: true, destroyed: false });
+  });
+
+  it('cuts the connection of an answer the client stopped reading', () => {
+    expect(timedOut(true)).toEqual({ handled: true, destroyed: true });
   });
 });
 

@@ -122,6 +122,37 @@ describe('the line of a refused request, as RequestLog writes it', () => {
     requests.close();
     expect(lines.at(-1)).toBe('tracking endpoint: 2 records accepted, 1 request refused (400: 1).');
   });
+
+  it('counts the reads and writes answered 503 after waiting for the views past their bound, in the summary only when there were some', () => {
+    const lines: string[] = [];
+    const requests = new RequestLog((line) => lines.push(line), 0, () => 'records kept in sqlite (x.db)');
+    for (const path of ['/api/summary', '/track', '/track']) {
+      const { req, res, finish } = exchange(503, '127.0.0.1', 'catching up');
+      requests.watch(req, res, path);
+      finish();
+    }
+    requests.waitedPast('read');
+    requests.waitedPast('write');
+    requests.waitedPast('write');
+    requests.summarise();
+    expect(lines.at(-1)).toBe('tracking endpoint: 0 records accepted, 3 requests refused (503: 3); waited past their bound for the views: 1 read, 2 writes (not stored); records kept in sqlite (x.db).');
+    const { req, res, finish } = exchange(503, '127.0.0.1', 'catching up');
+    requests.watch(req, res, '/api/users');
+    finish();
+    requests.waitedPast('read');
+    requests.waitedPast('read');
+    requests.summarise();
+    expect(lines.at(-1)).toBe('tracking endpoint: 0 records accepted, 1 request refused (503: 1); waited past their bound for the views: 2 reads, 0 writes (not stored); records kept in sqlite (x.db).');
+    const ok = exchange(200, '127.0.0.1');
+    requests.watch(ok.req, ok.res, '/track');
+    ok.finish();
+    requests.waitedPast('write');
+    requests.summarise();
+    expect(lines.at(-1)).toBe('tracking endpoint: 1 record accepted, 0 requests refused; waited past their bound for the views: 0 reads, 1 write (not stored); records kept in sqlite (x.db).');
+    requests.summarise();
+    requests.watch(ok.req, exchange(200, '127.0.0.1').res, '/api/x');
+    expect(lines).toHaveLength(7);
+  });
 });
 
 describe('the summary', () => {
