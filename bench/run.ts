@@ -6,7 +6,8 @@
  *   npm run bench                 full run (a few minutes)
  *   npm run bench -- --quick      smoke run (about a minute; fewer, smaller rounds)
  *   npm run bench -- --only=1,4   only some measurements (1 in-turn, 2 delivery, 3 memory, 4 endpoint, 5 latency,
- *                                 6 the endpoint on a database of 1M records, SQLite and PostgreSQL: see bench/database.ts)
+ *                                 6 the endpoint on a database of 1M records, SQLite and PostgreSQL: see bench/database.ts,
+ *                                 7 delivery through a flaky endpoint)
  *   BENCH_DATABASES=sqlite npm run bench -- --only=6   measurement 6 on SQLite only (the PostgreSQL build takes longer)
  *   BENCH_CPU_PROF=1 npm run bench -- --only=2   also writes CPU profiles of the workers to bench/profiles/
  *                                               (summarize one: npx tsx bench/profile-summary.ts <file>)
@@ -24,11 +25,13 @@ import { startWorker, type Worker } from './lib/worker.js';
 import type { InTurnResult, InTurnSender } from './workers/in-turn.js';
 import type { DeliveryResult, DeliverySender } from './workers/sender.js';
 import type { LoadResult } from './workers/load.js';
+import type { FaultMix, FlakyLog } from './workers/flaky-endpoint.js';
+import type { FlakyRound } from './workers/flaky-sender.js';
 import { measureDatabase } from './database.js';
 
 const quick = process.argv.includes('--quick');
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
-const only = new Set((onlyArg?.slice('--only='.length) ?? '1,2,3,4,5,6').split(',').map(Number));
+const only = new Set((onlyArg?.slice('--only='.length) ?? '1,2,3,4,5,6,7').split(',').map(Number));
 
 const CONFIG = quick
   ? {
@@ -37,6 +40,7 @@ const CONFIG = quick
       memory: { repeats: 1, burstTurns: 5000, downRecords: 50_000, downCapAt: 20_000 },
       endpoint: { warmup: 1, rounds: 2, durationMs: 1000, concurrency: 32 },
       latency: { warmup: 1, rounds: 1, turns: 1200, users: 200, delaysMs: [0, 50, 150], socketCap: 256 },
+      flaky: { warmup: 1, rounds: 1, records: 1000, users: 25 },
     }
   : {
       inTurn: { warmup: 2, rounds: 15, blocks: 20, blockTurns: 100 },
@@ -44,6 +48,7 @@ const CONFIG = quick
       memory: { repeats: 5, burstTurns: 20_000, downRecords: 200_000, downCapAt: 50_000 },
       endpoint: { warmup: 1, rounds: 5, durationMs: 2000, concurrency: 32 },
       latency: { warmup: 1, rounds: 3, turns: 3000, users: 200, delaysMs: [0, 50, 150], socketCap: 256 },
+      flaky: { warmup: 1, rounds: 3, records: 1000, users: 25 },
     };
 
 /** One line of the printed table. */
@@ -484,6 +489,91 @@ async function measureLatency(sink: Worker, sinkUrl: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 7. Delivery through a flaky endpoint
+// ---------------------------------------------------------------------------------------------
+
+/** The issue's mix (#29): 12% HTTP 500, 4% 503, 3% 429 (Retry-After: 1), 4% connection resets, 5% slow (300 ms) answers. */
+const ISSUE_MIX: FaultMix = { status500: 0.12, status503: 0.04, status429: 0.03, reset: 0.04, slow: 0.05, slowMs: 300 };
+/** Only isolated failures: 8% HTTP 500 and 8% connection resets. */
+const ISOLATED_MIX: FaultMix = { status500: 0.08, reset: 0.08 };
+/** The client's default backoff (initialBackoffMs, maxBackoffMs) and the mix's Retry-After, in ms. */
+const BACKOFF = { initialMs: 250, maxMs: 5_000, retryAfterMs: 1_000 };
+
+/**
+ * The fastest a run can be while each user's records go one after another: the longest lane, each
+ * of its requests taking `baseMs` (the fault-free run's time per record of a lane), a slow answer
+ * its `slowMs`, and each failure its backoff or its Retry-After, whichever is longer. The backoff
+ * is its shortest: jitter makes it half to all of `initialBackoffMs × 2^(retry − 1)` (capped), and
+ * half is what the limit counts, so that no run can beat it but by luck of the base time.
+ */
+function laneLimitMs(requests: FlakyLog['requests'], baseMs: number, slowMs: number): number {
+  const lanes = new Map<string, { ms: number; retry: number }>();
+  for (const { user, fault } of requests) {
+    let lane = lanes.get(user);
+    if (lane === undefined) lanes.set(user, (lane = { ms: 0, retry: 0 }));
+    if (fault === 'ok' || fault === 'slow') {
+      lane.ms += fault === 'slow' ? Math.max(baseMs, slowMs) : baseMs;
+      lane.retry = 0;
+      continue;
+    }
+    lane.retry++;
+    const backoff = 0.5 * Math.min(BACKOFF.maxMs, BACKOFF.initialMs * 2 ** (lane.retry - 1));
+    lane.ms += baseMs + (fault === '429' ? Math.max(BACKOFF.retryAfterMs, backoff) : backoff);
+  }
+  return Math.max(...[...lanes.values()].map((lane) => lane.ms));
+}
+
+async function measureFlaky(): Promise<void> {
+  const { warmup, rounds, records, users } = CONFIG.flaky;
+  log(`7. flaky endpoint: ${records} records from ${users} users, awaiting flush(), fault-free / the issue's mix / 16% 500s and resets, ${warmup}+${rounds} round(s)`);
+  const endpoint = await startWorker('flaky-endpoint');
+  const sender = await startWorker('flaky-sender');
+  const url = await endpoint.call<string>('url');
+  const kinds = { clean: {}, issue: ISSUE_MIX, isolated: ISOLATED_MIX } as const;
+  type Kind = keyof typeof kinds;
+  const raw: Record<Kind, { round: FlakyRound; log: FlakyLog }>[] = [];
+  for (let r = 0; r < warmup + rounds; r++) {
+    const round = {} as Record<Kind, { round: FlakyRound; log: FlakyLog }>;
+    for (const kind of Object.keys(kinds) as Kind[]) {
+      await endpoint.call('round', { mix: kinds[kind], seed: 29 + r });
+      const result = await sender.call<FlakyRound>('round', { url, records, users });
+      round[kind] = { round: result, log: await endpoint.call<FlakyLog>('log') };
+    }
+    if (r >= warmup) raw.push(round);
+  }
+  await sender.stop();
+  await endpoint.stop();
+
+  const perSec = (kind: Kind) => raw.map((r) => (records * 1000) / r[kind].round.wallMs);
+  /** The per-user-order limit of each round, as records/s, with the same round's fault-free time per record of a lane. */
+  const limitPerSec = (kind: Kind) =>
+    raw.map((r) => {
+      const baseMs = (r.clean.round.wallMs * users) / records;
+      return (records * 1000) / laneLimitMs(r[kind].log.requests, baseMs, kinds[kind] === ISSUE_MIX ? ISSUE_MIX.slowMs! : 0);
+    });
+  const S = '7 flaky';
+  row(S, `fault-free endpoint, ${records} records, ${users} users, await flush(): records/s`, summarize(perSec('clean')), { digits: 0 });
+  const summaries: Record<string, unknown> = {};
+  for (const [kind, name] of [
+    ['issue', '12% 500, 4% 503, 3% 429 (Retry-After 1 s), 4% resets, 5% slow (300 ms)'],
+    ['isolated', '8% 500, 8% resets (isolated failures only)'],
+  ] as const) {
+    const vsClean = summarize(paired(perSec(kind), perSec('clean'), (x, y) => x / y));
+    const limit = summarize(limitPerSec(kind));
+    const vsLimit = summarize(paired(perSec(kind), limitPerSec(kind), (x, y) => x / y));
+    const lost = raw.reduce((n, r) => n + records - r[kind].log.acknowledged, 0);
+    const givenUp = raw.reduce((n, r) => n + r[kind].round.givenUp, 0);
+    summaries[kind] = { perSec: summarize(perSec(kind)), vsClean, limit, vsLimit, lost, givenUp };
+    row(S, `${name}: records/s`, summarize(perSec(kind)), { digits: 0 });
+    row(S, '  … × fault-free', vsClean, { digits: 2, unit: '×' });
+    row(S, '  … the per-user-order limit (each user’s records one after another, each fault its backoff or Retry-After): records/s', limit, { digits: 0 });
+    row(S, '  … × that limit', vsLimit, { digits: 2, unit: '×', target: '≥ 0.8×', pass: vsLimit.median >= 0.8 });
+    note(S, '  … records not delivered (given up / never acknowledged)', `${givenUp} / ${lost}`, '0', lost === 0 && givenUp === 0);
+  }
+  results.flaky = { config: CONFIG.flaky, mixes: kinds, backoff: BACKOFF, summaries, rounds: raw.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, { ...v.round, requests: v.log.requests.length, acknowledged: v.log.acknowledged }]))) };
+}
+
+// ---------------------------------------------------------------------------------------------
 
 function printTable(): void {
   const headers = ['', 'figure', 'median', 'IQR', 'target', ''];
@@ -522,6 +612,7 @@ async function main(): Promise<void> {
     }
   }
   if (only.has(6)) await buildWorkers(['database', 'serve']);
+  if (only.has(7)) await buildWorkers(['flaky-endpoint', 'flaky-sender']);
   const needsSink = [1, 2, 3, 5].some((m) => only.has(m));
   const sink = needsSink ? await startWorker('sink') : undefined;
   const sinkUrl = sink === undefined ? '' : await sink.call<string>('url');
@@ -532,6 +623,7 @@ async function main(): Promise<void> {
     if (only.has(4)) await measureEndpoint();
     if (only.has(5)) await measureLatency(sink!, sinkUrl);
     if (only.has(6)) await measureDatabase({ quick, log, note, results });
+    if (only.has(7)) await measureFlaky();
   } finally {
     await sink?.stop();
   }

@@ -1,18 +1,19 @@
 /**
  * How many requests the client keeps in flight: a window that follows the endpoint (AIMD, as TCP
  * does). It grows while requests succeed and more are waiting: fast at first (one more per
- * success, so it doubles each round trip), then by about one per round trip. It shrinks by half
+ * success, so it doubles each round trip), then by about one per round trip. It shrinks by 30%
+ * (`FAILURE_FACTOR`, as CUBIC does: halving cost a lane too much for one 429 among many answers)
  * when the endpoint asks for less (a 429, an answer with `Retry-After`) or does not keep up (a
  * timeout), or when failures come `FAILURES_IN_A_ROW` in a row with no success between them (the
  * endpoint is down or failing altogether). An isolated failure (one 500, one reset connection)
  * is that request's: it costs its user's lane its backoff, not every user's window. It shrinks
- * by a fifth when the smoothed
- * round trip rises well above the best seen (the endpoint is queueing), at most once per round
- * trip. The round trip is smoothed (as TCP's SRTT, 1/8 per sample) so that one slow answer, or a
- * busy moment of the bot's own event loop, does not shrink the window, and it starts again from
- * each new best round trip, so that slow first answers (new connections, a busy start) are not
- * taken for queueing once faster ones come. It never
- * exceeds the cap (`maxConcurrency`, which is also the socket pool's size) and never goes below 1.
+ * by a fifth when the smoothed round trip rises well above the best seen (the endpoint is
+ * queueing), at most once per round trip. The round trip is smoothed (as TCP's SRTT, 1/8 per
+ * sample, one slow answer counting as twice the queueing mark at most) so that one slow answer,
+ * or a busy moment of the bot's own event loop, does not shrink the window, and it starts again
+ * from each new best round trip, so that slow first answers (new connections, a busy start) are
+ * not taken for queueing once faster ones come. It never exceeds the cap (`maxConcurrency`,
+ * which is also the socket pool's size) and never goes below 1.
  */
 
 /** Requests in flight a new client starts with. */
@@ -20,6 +21,8 @@ export const INITIAL_WINDOW = 16;
 /** A round trip this much slower than the best seen (and `LATENCY_SLACK_MS` more) means the endpoint is queueing. */
 const LATENCY_FACTOR = 2;
 const LATENCY_SLACK_MS = 20;
+/** What a failure that shows the endpoint struggling leaves of the window. */
+export const FAILURE_FACTOR = 0.7;
 /** Failures with no success between them that show the endpoint failing altogether, not a request here and there. */
 export const FAILURES_IN_A_ROW = 4;
 /** The best round trip is forgotten after this long, so a slower path found later is learned. */
@@ -86,7 +89,7 @@ export class ConcurrencyWindow {
    * `FAILURES_IN_A_ROW` with no success between them.
    */
   onFailure(sentAt: number, now: number, overload: boolean): void {
-    if (overload || ++this.failures >= FAILURES_IN_A_ROW) this.decrease(sentAt, now, 0.5);
+    if (overload || ++this.failures >= FAILURES_IN_A_ROW) this.decrease(sentAt, now, FAILURE_FACTOR);
   }
 
   private decrease(sentAt: number, now: number, factor: number): void {

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConcurrencyWindow, FAILURES_IN_A_ROW, INITIAL_WINDOW } from '../../src/client/concurrency.js';
+import { ConcurrencyWindow, FAILURE_FACTOR, FAILURES_IN_A_ROW, INITIAL_WINDOW } from '../../src/client/concurrency.js';
 import { TrackingClient } from '../../src/index.js';
 import { startSink, type Reply, type Sink } from '../helpers/sink.js';
 
@@ -27,21 +27,22 @@ describe('the concurrency window', () => {
     expect(w.limit).toBe(INITIAL_WINDOW);
   });
 
-  it('halves on a failure, once per round trip, then grows by about one per round trip', () => {
+  it('shrinks by 30% on an overload, once per round trip, then grows by about one per round trip', () => {
+    expect(FAILURE_FACTOR).toBe(0.7);
     const w = new ConcurrencyWindow(256);
     for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
     expect(w.limit).toBe(64);
     w.onFailure(200, 300, true);
-    expect(w.limit).toBe(32);
-    // Other requests of the same round trip (sent before the decrease) fail too: no further halving.
+    expect(w.limit).toBe(44); // 44.8
+    // Other requests of the same round trip (sent before the decrease) fail too: no further decrease.
     for (let i = 0; i < 10; i++) w.onFailure(250, 310, true);
-    expect(w.limit).toBe(32);
-    // A request sent after the decrease that fails halves again.
+    expect(w.limit).toBe(44);
+    // A request sent after the decrease that fails shrinks it again.
     w.onFailure(320, 420, true);
-    expect(w.limit).toBe(16);
+    expect(w.limit).toBe(31); // 31.36
     // Past the threshold growth is additive: about a round trip of successes adds one.
-    for (let i = 0; i < 18; i++) w.onSuccess(500, 600, true);
-    expect(w.limit).toBe(17);
+    for (let i = 0; i < 31; i++) w.onSuccess(500, 600, true);
+    expect(w.limit).toBe(32);
   });
 
   it('shrinks when the smoothed round trip rises well above the best seen (the endpoint is queueing), not on one slow answer', () => {
@@ -78,25 +79,30 @@ describe('the concurrency window', () => {
     expect(t).toBeLessThanOrEqual(400 + 3 * 150);
   });
 
-  it('after halving, grows by about one per round trip at once (not by one per success)', () => {
+  it('after shrinking, grows by about one per round trip at once (not by one per success)', () => {
     const w = new ConcurrencyWindow(256);
     for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
     w.onFailure(200, 300, true);
-    expect(w.limit).toBe(32);
-    for (let i = 0; i < 16; i++) w.onSuccess(400, 500, true);
-    expect(w.limit).toBe(32);
-    for (let i = 0; i < 17; i++) w.onSuccess(400, 500, true);
-    expect(w.limit).toBe(33);
+    expect(w.limit).toBe(44); // 44.8
+    // 1/44.8 per success: 9 to pass 45, a round trip (45) more to pass 46.
+    for (let i = 0; i < 8; i++) w.onSuccess(400, 500, true);
+    expect(w.limit).toBe(44);
+    w.onSuccess(400, 500, true);
+    expect(w.limit).toBe(45);
+    for (let i = 0; i < 44; i++) w.onSuccess(400, 500, true);
+    expect(w.limit).toBe(45);
+    for (let i = 0; i < 2; i++) w.onSuccess(400, 500, true);
+    expect(w.limit).toBe(46);
   });
 
-  it('halves again for a failure of a request sent at the very moment it last shrank', () => {
+  it('shrinks again for a failure of a request sent at the very moment it last shrank', () => {
     const w = new ConcurrencyWindow(256);
     for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
     w.onFailure(200, 300, true);
     w.onFailure(299, 310, true);
-    expect(w.limit).toBe(32);
+    expect(w.limit).toBe(44);
     w.onFailure(300, 400, true);
-    expect(w.limit).toBe(16);
+    expect(w.limit).toBe(31);
   });
 
   it('forgets its best round trip after 30 s, so a slower path found later is not taken for queueing', () => {
@@ -131,24 +137,24 @@ describe('the concurrency window', () => {
     expect(w.limit).toBe(64);
   });
 
-  it('halves when failures come four in a row with no success between them (the endpoint failing altogether)', () => {
+  it('shrinks when failures come four in a row with no success between them (the endpoint failing altogether)', () => {
     expect(FAILURES_IN_A_ROW).toBe(4);
     const w = new ConcurrencyWindow(256);
     for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
     for (let i = 0; i < 3; i++) w.onFailure(200, 300, false);
     expect(w.limit).toBe(64);
     w.onFailure(200, 300, false);
-    expect(w.limit).toBe(32);
-    // Still failing, a round trip later: halves again.
+    expect(w.limit).toBe(44);
+    // Still failing, a round trip later: shrinks again.
     w.onFailure(400, 500, false);
-    expect(w.limit).toBe(16);
+    expect(w.limit).toBe(31);
   });
 
-  it('halves at once for an overload (429, 503, Retry-After, a timeout)', () => {
+  it('shrinks at once for an overload (a 429, Retry-After, a timeout)', () => {
     const w = new ConcurrencyWindow(256);
     for (let i = 0; i < 48; i++) w.onSuccess(0, 100, true); // 64
     w.onFailure(200, 300, true);
-    expect(w.limit).toBe(32);
+    expect(w.limit).toBe(44);
   });
 
   it('never goes below one request', () => {

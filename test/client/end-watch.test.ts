@@ -1,0 +1,173 @@
+/**
+ * A process that ends with records pending says how many it leaves behind, never nothing
+ * (exit-guard.ts, `watchEnd`): on SIGINT/SIGTERM that nothing else listens for (then the signal
+ * takes its course), and on `process.exit()`. The signals and the exit are emitted on `process`
+ * here, as Node would deliver them; with real signals and real exits, in child processes, see
+ * test/faults/awaited-delivery.test.ts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TrackingClient, type Logger } from '../../src/index.js';
+import { othersListen, watchEnd } from '../../src/client/exit-guard.js';
+import { startSink, type Sink } from '../helpers/sink.js';
+
+interface Entry {
+  level: string;
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+function capture(): { logger: Logger; entries: Entry[] } {
+  const entries: Entry[] = [];
+  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void entries.push({ level, fields, message });
+  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, entries };
+}
+
+async function waitFor(check: () => boolean, ms = 5_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+let sink: Sink;
+let raised: Array<{ pid: number; signal: unknown }>;
+let originalKill: typeof process.kill;
+const clients: TrackingClient[] = [];
+
+beforeEach(async () => {
+  // Requests are held for a long time: records stay pending.
+  sink = await startSink(() => ({ delayMs: 20_000 }));
+  raised = [];
+  originalKill = process.kill;
+  process.kill = ((pid: number, signal?: string | number) => {
+    raised.push({ pid, signal });
+    return true;
+  }) as typeof process.kill;
+});
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close(10);
+  process.kill = originalKill;
+  await sink.close();
+});
+
+function client(options: ConstructorParameters<typeof TrackingClient>[0] = {}): TrackingClient {
+  const c = new TrackingClient({ apiKey: 'end-key-1', baseUrl: sink.url, ...options });
+  clients.push(c);
+  return c;
+}
+
+const LEFT = 'Close the client when the process ends (closeOnSignals: true, or await client.close()) to deliver them.';
+
+describe('a client with records pending', () => {
+  it('listens for SIGINT and SIGTERM only while it has records pending', async () => {
+    const counts = () => [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM'), process.listenerCount('exit')];
+    const before = counts();
+    sink.behave(() => undefined);
+    const c = client({ logger: false });
+    expect(counts()).toEqual(before);
+    const sent = c.sms.logIncoming({ text: 'a', userId: 'u' });
+    expect(counts()).toEqual(before.map((n) => n + 1));
+    await sent;
+    await waitFor(() => counts()[0] === before[0]);
+    expect(counts()).toEqual(before);
+  });
+
+  it('on a SIGINT nothing else listens for: says what it leaves behind, by kind, and raises the signal again', async () => {
+    const { logger, entries } = capture();
+    const c = client({ logger });
+    for (let i = 0; i < 3; i++) void c.sms.logIncoming({ text: `in ${i}`, userId: `u${i}` }).catch(() => undefined);
+    void c.logEvent({ type: 'revenueEvent', name: 'buy', userId: 'u0', amount: 1 }).catch(() => undefined);
+    await waitFor(() => c.stats().inFlight === 3);
+    expect(othersListen('SIGINT')).toBe(false);
+    process.emit('SIGINT', 'SIGINT');
+    expect(entries.map((e) => e.message)).toEqual([`SIGINT: the process is ending with 4 records not delivered: 3 incoming, 1 revenueEvent. ${LEFT}`]);
+    expect(entries[0]).toMatchObject({ level: 'warn', fields: { left: { incoming: 3, revenueEvent: 1 } } });
+    expect(raised).toEqual([{ pid: process.pid, signal: 'SIGINT' }]);
+    // It let go of the signal (else the one raised again would come back to it).
+    expect(process.listenerCount('SIGINT')).toBe(0);
+    expect(process.listenerCount('SIGTERM')).toBe(0);
+  });
+
+  it('on a SIGTERM the application listens for: says nothing and raises nothing (the application decides)', async () => {
+    const { logger, entries } = capture();
+    const c = client({ logger });
+    void c.sms.logIncoming({ text: 'a', userId: 'u' }).catch(() => undefined);
+    const own = () => undefined;
+    process.on('SIGTERM', own);
+    try {
+      expect(othersListen('SIGTERM')).toBe(true);
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(entries).toEqual([]);
+      expect(raised).toEqual([]);
+    } finally {
+      process.off('SIGTERM', own);
+    }
+  });
+
+  it('with closeOnSignals: leaves the signal to it (delivering, then raising it once), saying nothing of records left behind', async () => {
+    sink.behave(() => ({ delayMs: 50 }));
+    const { logger, entries } = capture();
+    const c = client({ logger, closeOnSignals: true });
+    void c.sms.logIncoming({ text: 'a', userId: 'u' });
+    await waitFor(() => c.stats().inFlight === 1);
+    process.emit('SIGINT', 'SIGINT');
+    await waitFor(() => raised.length > 0);
+    expect(raised).toEqual([{ pid: process.pid, signal: 'SIGINT' }]);
+    expect(entries.some((e) => e.message.includes('not delivered'))).toBe(false);
+    expect(entries.at(-1)?.message).toContain('SIGINT: tracking closed: 1 delivered');
+  });
+
+  it('at process.exit(): says what it leaves behind, records waiting behind others included', async () => {
+    const { logger, entries } = capture();
+    const c = client({ logger });
+    for (let i = 0; i < 3; i++) void c.sms.logOutgoing({ text: `out ${i}`, userId: 'u' }).catch(() => undefined);
+    await waitFor(() => c.stats().inFlight === 1);
+    process.emit('exit', 0);
+    expect(entries.map((e) => e.message)).toEqual([`process exiting: the process is ending with 3 records not delivered: 3 outgoing. ${LEFT}`]);
+  });
+
+  it('at process.exit() with nothing pending: says nothing', async () => {
+    sink.behave(() => undefined);
+    const { logger, entries } = capture();
+    const c = client({ logger });
+    await c.sms.logOutgoing({ text: 'out', userId: 'u' });
+    const stop = watchEnd({ signal: () => false, exit: () => undefined });
+    try {
+      process.emit('exit', 0);
+    } finally {
+      stop();
+      stop();
+    }
+    expect(entries).toEqual([]);
+  });
+});
+
+describe('watchEnd', () => {
+  it('calls every watcher; a watcher that takes the signal keeps it from being raised again', () => {
+    const seen: string[] = [];
+    const other = () => undefined;
+    const stopA = watchEnd({ signal: (s) => (seen.push(`a ${s}`), true), exit: () => seen.push('a exit') });
+    const stopB = watchEnd({ signal: (s) => (seen.push(`b ${s}`), false), exit: () => seen.push('b exit') });
+    try {
+      expect(othersListen('SIGTERM')).toBe(false);
+      process.on('SIGTERM', other);
+      expect(othersListen('SIGTERM')).toBe(true);
+      process.off('SIGTERM', other);
+      process.emit('SIGTERM', 'SIGTERM');
+      process.emit('exit', 0);
+      expect(seen).toEqual(['a SIGTERM', 'b SIGTERM', 'a exit', 'b exit']);
+      expect(raised).toEqual([]);
+      stopA();
+      process.emit('SIGINT', 'SIGINT');
+      expect(seen.at(-1)).toBe('b SIGINT');
+      expect(raised).toEqual([{ pid: process.pid, signal: 'SIGINT' }]);
+      expect(process.listenerCount('SIGINT')).toBe(0);
+    } finally {
+      stopA();
+      stopB();
+    }
+    expect(process.listenerCount('exit')).toBe(0);
+  });
+});
