@@ -85,7 +85,10 @@ export interface GenericTracker {
    * `TrackingDeliveryError` when it is given up. An ignored promise never becomes an unhandled rejection.
    */
   logIncoming(message: Message): Promise<TrackResult>;
-  /** Logs a message from the bot to the user. Settles as `logIncoming` does. */
+  /**
+   * Logs a message from the bot to the user. Settles as `logIncoming` does. Dated with the time it
+   * was logged, in `platformJson.timestamp` (where the endpoint reads a message's time), unless it has one there.
+   */
   logOutgoing(message: Message): Promise<TrackResult>;
 }
 

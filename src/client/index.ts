@@ -8,5 +8,6 @@ export type { TrackResult, DeliveredResult, SkippedResult } from './delivery-que
 export { TrackingError, TrackingConfigError, TrackingValidationError, TrackingDeliveryError, type DeliveryFailureReason } from './errors.js';
 export { stderrLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
 export type { Transport, TransportRequest, TransportResponse } from './transport.js';
+export { eventWithTime, messageWithTime } from './record-time.js';
 export { createNodeHttpTransport, type NodeHttpTransportOptions } from './transports/node-http.js';
 export { createAxiosTransport, type AxiosTransportOptions, type AxiosLike } from './transports/axios.js';

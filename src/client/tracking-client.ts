@@ -20,6 +20,7 @@ import { resolveOptions, type ResolvedOptions, type TrackingClientOptions } from
 import { handled, Intake, queueFullMessage } from './intake.js';
 import { UndeliveredStore } from './persistence.js';
 import { RecordBuilder } from './record-builder.js';
+import { eventWithTime, messageWithTime } from './record-time.js';
 import { excerpt, KnownSecrets, redactJson, redactUrl, safeCause, scrub } from './redact.js';
 import { replaySaved, type Replay } from './replay.js';
 import { Reporter } from './reporter.js';
@@ -216,13 +217,17 @@ export class TrackingClient {
   /**
    * Logs an event. As in the spec's examples, a shareEvent goes on the messenger platform and
    * every other event on the direct-message platform, unless `options.platform` says otherwise.
+   * Dated with the time it was logged, where the endpoint reads an event's time, unless it has one
+   * there: `extraInfo.timestamp` of a custom or page-launch event, `metadata.timestamp` of a revenue
+   * event (share and referral events have no such place).
    * Settles as `GenericTracker.logIncoming` does.
    */
   logEvent(event: TrackingEvent, options: LogEventOptions = {}): Promise<TrackResult> {
     const type = (event as { type?: unknown } | null)?.type;
     // defaultEventPlatform only compares the type with 'shareEvent': any other value, a string or not, gets the direct-message platform.
     const platform = options.platform ?? defaultEventPlatform(type as string);
-    return this.track(platform, 'event', event);
+    // Stamped with the time it was logged, unless the caller gave one (record-time.ts).
+    return this.track(platform, 'event', eventWithTime(event, new Date().toISOString()));
   }
 
   /**
@@ -405,7 +410,8 @@ export class TrackingClient {
     return {
       platform: platformValue(kind, this.options.platformNames),
       logIncoming: (message) => this.track(kind, 'incoming', message),
-      logOutgoing: (message) => this.track(kind, 'outgoing', message),
+      // Stamped with the time it was logged, unless the caller gave one (record-time.ts).
+      logOutgoing: (message) => this.track(kind, 'outgoing', messageWithTime(message, new Date().toISOString())),
     };
   }
 

@@ -145,7 +145,9 @@ export interface TrackEventOptions {
  * sent through the client of the turn's tracking middleware, on the platform of the turn's
  * channel unless `options.platform` says otherwise (so events sit with the conversation's
  * messages; the version rule gives every event `11.1.0-rest`). An event logged before the turn's
- * incoming message is queued waits for it, so it is always recorded after that message.
+ * incoming message is queued waits for it, so it is always recorded after that message. It is
+ * dated with the time of this call (`extraInfo.timestamp` of a custom or page-launch event,
+ * `metadata.timestamp` of a revenue event), unless it has a time there already.
  * Building and checking the record happen after the call returns; a record the spec refuses is
  * reported through the client's `onError`/logger.
  *
@@ -162,7 +164,8 @@ export function trackEvent(context: TurnContextLike, event: EventInput, options:
     const { logEvent } = state;
     const activity = context.activity;
     const copy = { ...event } as EventInput;
-    const log = (): void => logEvent(activity, copy, options.platform);
+    const trackedAt = Date.now();
+    const log = (): void => logEvent(activity, copy, options.platform, trackedAt);
     // An event follows the message that led to it: hold it until the incoming record is queued.
     if (state.incomingPending && !state.incomingQueued) (state.heldEvents ??= []).push(log);
     else log();

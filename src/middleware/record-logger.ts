@@ -4,8 +4,8 @@
  * runs it after the caller returns. A task that throws is reported by the client.
  */
 import type { ActivityLike, ResourceResponseLike } from './sdk-types.js';
-import type { TrackingClient } from '../client/index.js';
-import type { PlatformKind } from '../protocol/index.js';
+import { eventWithTime, messageWithTime, type TrackingClient } from '../client/index.js';
+import type { PlatformKind, TrackingEvent } from '../protocol/index.js';
 import { isTaskFetch, isTaskFetchClick, suggestedButtonsOf } from './attachments.js';
 import { ButtonMemory, conversationKey } from './button-memory.js';
 import { channelOf, defaultPlatformForChannel } from './channels.js';
@@ -16,7 +16,7 @@ import { incomingMessage, outgoingMessage } from './map-generic.js';
 import { messengerIncoming, messengerOutgoing } from './map-messenger.js';
 import type { TrackingMiddlewareOptions } from './options.js';
 import type { EventInput, TurnEventLogger } from './turn-state.js';
-import { orElse } from './values.js';
+import { epochMs, orElse } from './values.js';
 
 /**
  * Maps a middleware's activities to records and logs them through its client. The `defer…`
@@ -34,7 +34,7 @@ export class RecordLogger {
     private readonly options: TrackingMiddlewareOptions,
     private readonly buttons: ButtonMemory | undefined,
   ) {
-    this.eventLogger = (activity, event, platform) => this.deferEvent(activity, event, platform);
+    this.eventLogger = (activity, event, platform, trackedAt) => this.deferEvent(activity, event, platform, trackedAt);
   }
 
   /** Whether incoming `event` activities become custom events. */
@@ -67,26 +67,26 @@ export class RecordLogger {
     return this.buttons !== undefined;
   }
 
-  /** Queues the events of the members a `conversationUpdate` added or removed. */
-  deferMembership(activity: ActivityLike): void {
+  /** Queues the events of the members a `conversationUpdate` added or removed, dated with the activity's time (else `receivedAt`). */
+  deferMembership(activity: ActivityLike, receivedAt: number): void {
     this.client.defer(() => {
-      for (const event of membershipEventsOf(activity)) this.client.trackAndForget(this.platformOf(activity), 'event', event);
+      for (const event of membershipEventsOf(activity)) this.logActivityEvent(activity, event, receivedAt);
     });
   }
 
-  /** Queues the event of an `event` or `trace` activity the bot sent. */
-  deferBotEvent(activity: ActivityLike): void {
+  /** Queues the event of an `event` or `trace` activity the bot sent at `sentAt` (dated with its own time, else that). */
+  deferBotEvent(activity: ActivityLike, sentAt: number): void {
     this.client.defer(() => {
       const event = botEventOf(activity);
-      if (event !== undefined) this.client.trackAndForget(this.platformOf(activity), 'event', event);
+      if (event !== undefined) this.logActivityEvent(activity, event, sentAt);
     });
   }
 
-  /** Queues the `feedback` event of a Teams feedback invoke. */
-  deferFeedback(activity: ActivityLike): void {
+  /** Queues the `feedback` event of a Teams feedback invoke, dated with the invoke's time (else `receivedAt`). */
+  deferFeedback(activity: ActivityLike, receivedAt: number): void {
     this.client.defer(() => {
       const event = feedbackEventOf(activity);
-      if (event !== undefined) this.client.trackAndForget(this.platformOf(activity), 'event', event);
+      if (event !== undefined) this.logActivityEvent(activity, event, receivedAt);
     });
   }
 
@@ -95,15 +95,15 @@ export class RecordLogger {
     this.client.defer(() => this.logIncoming(activity, intent, receivedAt));
   }
 
-  /** Queues the outgoing record of one message activity the channel accepted. */
-  deferOutgoing(activity: ActivityLike, response: ResourceResponseLike | undefined, intent: IntentSource | undefined): void {
-    this.client.defer(() => this.logOutgoing(activity, response, intent));
+  /** Queues the outgoing record of one message activity the channel accepted, sent at `sentAt`. */
+  deferOutgoing(activity: ActivityLike, response: ResourceResponseLike | undefined, intent: IntentSource | undefined, sentAt: number): void {
+    this.client.defer(() => this.logOutgoing(activity, response, intent, sentAt));
   }
 
-  /** Queues an event of the turn whose activity is given. */
-  deferEvent(activity: ActivityLike, event: EventInput, platform: PlatformKind | undefined): void {
+  /** Queues an event `trackEvent` logged at `trackedAt` in the turn whose activity is given, dated with that time unless it has one. */
+  deferEvent(activity: ActivityLike, event: EventInput, platform: PlatformKind | undefined, trackedAt: number): void {
     this.client.defer(() => {
-      this.client.trackAndForget(platform ?? this.platformOf(activity), 'event', fillEvent(event, activity));
+      this.client.trackAndForget(platform ?? this.platformOf(activity), 'event', eventWithTime(fillEvent(event, activity), isoTime(trackedAt)));
     });
   }
 
@@ -136,7 +136,7 @@ export class RecordLogger {
     const platform = this.platformOf(activity);
     if (activity.type === 'event') {
       const event = customEventOf(activity);
-      if (event !== undefined) this.client.trackAndForget(platform, 'event', event);
+      if (event !== undefined) this.logActivityEvent(activity, event, receivedAt);
       return;
     }
     const offered = this.buttons?.offered(conversationKey(activity));
@@ -146,20 +146,31 @@ export class RecordLogger {
     this.client.trackAndForget(platform, 'incoming', body);
   }
 
-  private logOutgoing(activity: ActivityLike, response: ResourceResponseLike | undefined, intent: IntentSource | undefined): void {
+  /** Logs an event made from an activity, dated with the activity's own time, else `fallback`, unless the event has a time of its own. */
+  private logActivityEvent(activity: ActivityLike, event: TrackingEvent, fallback: number): void {
+    this.client.trackAndForget(this.platformOf(activity), 'event', eventWithTime(event, isoTime(epochMs(orElse(() => activity.timestamp, undefined), fallback))));
+  }
+
+  private logOutgoing(activity: ActivityLike, response: ResourceResponseLike | undefined, intent: IntentSource | undefined, sentAt: number): void {
     const platform = this.platformOf(activity);
     if (platform === 'messenger') {
       const body = messengerOutgoing(activity, response, this.intentOf(intent), { accessToken: this.options.messengerAccessToken, uri: this.options.messengerUri });
       this.client.trackAndForget(platform, 'outgoing', body);
       return;
     }
-    const message = outgoingMessage(activity, this.intentOf(intent));
+    // Dated with when it was sent: its own timestamp (in platformJson already), else the send time.
+    const message = messageWithTime(outgoingMessage(activity, this.intentOf(intent)), isoTime(sentAt));
     // The id the channel gave the reply (its ResourceResponse), when the activity had none: what a
     // user's feedback on this reply refers to (its replyToId).
     if (typeof response?.id === 'string' && response.id !== '' && message.platformJson !== undefined && message.platformJson.id === undefined) message.platformJson.id = response.id;
     this.buttons?.remember(conversationKey(activity), message.buttons ?? [], orElse(() => suggestedButtonsOf(activity).length, 0));
     this.client.trackAndForget(platform, 'outgoing', message);
   }
+}
+
+/** Epoch milliseconds as ISO 8601 text, as activities carry their `timestamp`. */
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 /** The button memory a middleware that sees both directions uses (`rememberButtons`, default 1,000 conversations, each with its last `CARDS_PER_CONVERSATION` messages with buttons). */

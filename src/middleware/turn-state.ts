@@ -21,7 +21,7 @@ export type EventInput = TrackingEvent extends infer E
   : never;
 
 /** Logs an event for the turn whose activity is given; installed by the first tracking middleware of the turn. */
-export type TurnEventLogger = (activity: ActivityLike, event: EventInput, platform: PlatformKind | undefined) => void;
+export type TurnEventLogger = (activity: ActivityLike, event: EventInput, platform: PlatformKind | undefined, trackedAt: number) => void;
 
 /** A turn's tracking state. */
 export interface TurnTracking {

@@ -30,11 +30,11 @@ export function watchIncoming(context: TurnContextLike, records: RecordLogger): 
     const activity = context.activity;
     const type = activity?.type;
     if (records.trackFeedback && isFeedbackInvoke(activity)) {
-      records.deferFeedback(activity);
+      records.deferFeedback(activity, Date.now());
       return undefined;
     }
     if (type === 'conversationUpdate' && records.trackMembership) {
-      records.deferMembership(activity);
+      records.deferMembership(activity, Date.now());
       return undefined;
     }
     // Clicks that arrive as invokes are recorded like messages: an Adaptive Card Action.Execute, and a
@@ -105,14 +105,16 @@ export function watchOutgoing(context: TurnContextLike, records: RecordLogger): 
       } catch (error) {
         records.reportInternal(error);
       }
+      // When the bot sent the batch: the time of its records that have none of their own.
+      const sentAt = Date.now();
       const responses = await next();
       try {
         for (let i = 0; i < activities.length; i++) {
           const sent = activities[i];
-          if (sent.type === 'message') records.deferOutgoing(sent, responses?.[i], state.outgoingIntents?.get(sent));
+          if (sent.type === 'message') records.deferOutgoing(sent, responses?.[i], state.outgoingIntents?.get(sent), sentAt);
           else if (sent.type === 'trace' ? records.trackBotEvents : sent.type === 'event' && (records.trackBotEvents || (records.trackHandoffs && isHandoff(sent)))) {
             // Like trackEvent's events, it follows the message that led to it.
-            const log = (): void => records.deferBotEvent(sent);
+            const log = (): void => records.deferBotEvent(sent, sentAt);
             if (state.incomingPending && !state.incomingQueued) (state.heldEvents ??= []).push(log);
             else log();
           }

@@ -32,7 +32,8 @@ describe('what goes over the wire', () => {
     ]);
     expect(sink.requests[0].headers['content-type']).toBe('application/json');
     expect(sink.requests[0].body).toEqual(message);
-    expect(sink.requests[1].body).toEqual({ ...message, text: 'hi back' });
+    // The outgoing message is dated with the time it was logged, where the endpoint reads a message's time.
+    expect(sink.requests[1].body).toEqual({ ...message, text: 'hi back', platformJson: { timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/) } });
   });
 
   it('sends the messenger webhook payload unchanged, intent on each message', async () => {
@@ -68,7 +69,7 @@ describe('what goes over the wire', () => {
       ['twitter', '11.1.0-rest', 'event', 'customEvent'],
       ['twitter', '11.1.0-rest', 'event', 'pageLaunchEvent'],
     ]);
-    expect(sink.requests[1].body).toEqual({ type: 'revenueEvent', name: 'buy', userId: 'U', amount: 9.99, referenceNumber: 'R1', metadata: { sku: 'x' } });
+    expect(sink.requests[1].body).toEqual({ type: 'revenueEvent', name: 'buy', userId: 'U', amount: 9.99, referenceNumber: 'R1', metadata: { sku: 'x', timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) } });
   });
 
   it('sends an event on the platform given', async () => {

@@ -13,7 +13,7 @@ import { setOutgoingIntent, TrackingMiddleware, type TrackingMiddlewareOptions }
 import { transcriptEntries } from 'botbuilder-conversation-analytics-endpoint';
 import type { StoredRecord } from 'botbuilder-conversation-analytics-endpoint';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, timed, type Harness } from './harness.js';
 
 // The sample imports the package by name; here that name means the source.
 vi.mock('botbuilder-conversation-analytics', () => import('../../src/index.js'));
@@ -249,8 +249,8 @@ describe('an AgentApplication on the Agents SDK over HTTP', () => {
     expect(records.map((r) => r.type)).toEqual(['incoming', 'outgoing', 'event', 'event', 'incoming']);
     expect(records[4].body).toMatchObject({ text: '', userId: 'user-1', postback: { buttonClick: { buttonId: 'order' } } });
     expect(records.slice(2, 4).map((r) => [r.platform, r.body])).toEqual([
-      ['universal', { type: 'customEvent', name: 'feedback', userId: 'user-1', conversationId: 'conv-1', extraInfo: { reaction: 'like', feedbackText: 'Spot on, thanks', replyToId: reply.id } }],
-      ['universal', { type: 'customEvent', name: 'feedback', userId: 'user-1', conversationId: 'conv-1', extraInfo: { reaction: 'dislike', replyToId: reply.id } }],
+      ['universal', { type: 'customEvent', name: 'feedback', userId: 'user-1', conversationId: 'conv-1', extraInfo: { reaction: 'like', feedbackText: 'Spot on, thanks', replyToId: reply.id, timestamp: '2026-05-01T10:00:00.000Z' } }],
+      ['universal', { type: 'customEvent', name: 'feedback', userId: 'user-1', conversationId: 'conv-1', extraInfo: { reaction: 'dislike', replyToId: reply.id, timestamp: '2026-05-01T10:00:00.000Z' } }],
     ]);
   });
 
@@ -306,7 +306,7 @@ describe('an AgentApplication on the Agents SDK over HTTP', () => {
       ['outgoing', 'One pizza, coming up.'],
     ]);
     expect(records[0].body.intent).toEqual({ name: 'Order', inputs: [{ name: 'dish', value: 'pizza' }] });
-    expect(records[1].body).toEqual({ type: 'revenueEvent', name: 'order', amount: 9.5, metadata: { dish: 'pizza', currency: 'EUR' }, userId: 'user-1', conversationId: 'conv-1' });
+    expect(records[1].body).toEqual({ type: 'revenueEvent', name: 'order', amount: 9.5, metadata: timed({ dish: 'pizza', currency: 'EUR' }), userId: 'user-1', conversationId: 'conv-1' });
   });
 
   it('a conversationUpdate is not a message; the welcome it triggers is an outgoing record for the member added', async () => {

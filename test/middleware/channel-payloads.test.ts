@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Activity } from 'botbuilder';
 import { trackEvent } from '../../src/middleware/index.js';
-import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
+import { adapterWith, send, startHarness, timed, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -110,7 +110,7 @@ describe('channel events without a name (trackEventActivities)', () => {
     expect(record).toMatchObject({ type: 'event', platform: 'facebook' });
     expect(record.body).toEqual({
       type: 'customEvent', name: 'referral', userId: 'psid-1', conversationId: 'conv-1',
-      extraInfo: { ref: 'summer-promo', source: 'SHORTLINK', type: 'OPEN_THREAD', adid: '6045246247433', refereruri: 'https://m.me/pizza?ref=summer-promo', referral },
+      extraInfo: timed({ ref: 'summer-promo', source: 'SHORTLINK', type: 'OPEN_THREAD', adid: '6045246247433', refereruri: 'https://m.me/pizza?ref=summer-promo', referral }),
     });
   });
 
@@ -128,7 +128,7 @@ describe('channel events without a name (trackEventActivities)', () => {
     for (const [kind, payload] of Object.entries(kinds)) await send(adapter, event({ [kind]: payload }));
     const records = await h.records();
     expect(h.errors).toEqual([]);
-    expect(records.map((r) => [r.body.name, r.body.extraInfo])).toEqual(Object.entries(kinds));
+    expect(records.map((r) => [r.body.name, r.body.extraInfo])).toEqual(Object.entries(kinds).map(([kind, payload]) => [kind, timed(payload)]));
   });
 
   it('delivery, read and echo receipts are skipped on purpose, even with trackEventActivities', async () => {

@@ -7,7 +7,7 @@ import { CloudAdapter, ConfigurationBotFrameworkAuthentication, TeamsActivityHan
 import { BotFrameworkAuthenticationFactory, PasswordServiceClientCredentialFactory, type BotFrameworkAuthentication } from 'botframework-connector';
 import { TrackingMiddleware, type TrackingMiddlewareOptions } from '../../src/middleware/index.js';
 import { startChannelService, type ChannelService } from '../helpers/channel-service.js';
-import { startHarness, type Harness } from './harness.js';
+import { A_TIME, startHarness, timed, type Harness } from './harness.js';
 
 // The samples import the package by name; here that name means the source.
 vi.mock('botbuilder-conversation-analytics', () => import('../../src/index.js'));
@@ -103,6 +103,8 @@ describe('a CloudAdapter bot over HTTP', () => {
       recipient: { id: 'user-1', name: 'Ada' },
       replyToId: sent.id,
       id: channel.sent[0].id,
+      // When the reply was sent (the SDK sets no timestamp on it).
+      timestamp: A_TIME,
     });
   });
 
@@ -162,9 +164,9 @@ describe('a CloudAdapter bot over HTTP', () => {
     await post(bot.url, activity({ text: 'what do you have' }));
     const events = (await h.records()).filter((r) => r.type === 'event');
     expect(events.map((r) => [r.platform, r.v, r.body])).toEqual([
-      ['universal', '11.1.0-rest', { type: 'revenueEvent', name: 'purchase', amount: 3.5, referenceNumber: 'order-1', metadata: { product: 'coffee', currency: 'EUR' }, userId: 'user-1', conversationId: 'conv-1' }],
+      ['universal', '11.1.0-rest', { type: 'revenueEvent', name: 'purchase', amount: 3.5, referenceNumber: 'order-1', metadata: timed({ product: 'coffee', currency: 'EUR' }), userId: 'user-1', conversationId: 'conv-1' }],
       ['universal', '11.1.0-rest', { type: 'shareEvent', name: 'shared-menu', sharedMessage: { text: 'Our menu: https://example.com/menu' }, userId: 'user-1', conversationId: 'conv-1' }],
-      ['universal', '11.1.0-rest', { type: 'customEvent', name: 'browsed', extraInfo: { said: 'what do you have' }, userId: 'user-1', conversationId: 'conv-1' }],
+      ['universal', '11.1.0-rest', { type: 'customEvent', name: 'browsed', extraInfo: timed({ said: 'what do you have' }), userId: 'user-1', conversationId: 'conv-1' }],
     ]);
   });
 
@@ -219,7 +221,8 @@ describe('a CloudAdapter bot over HTTP', () => {
     expect(records[1].body.platformJson.id).toBe(reply.id);
     expect(records[2].body).toEqual({
       type: 'customEvent', name: 'feedback', userId: '29:user-1', conversationId: 'a:conv-1',
-      extraInfo: { reaction: 'like', feedbackText: 'Quick answer', replyToId: reply.id },
+      // Dated with the invoke's own timestamp.
+      extraInfo: { reaction: 'like', feedbackText: 'Quick answer', replyToId: reply.id, timestamp: '2024-05-01T10:00:00.000Z' },
     });
   });
 

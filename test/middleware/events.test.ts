@@ -3,7 +3,7 @@ import { TestAdapter, type TurnContext } from 'botbuilder';
 import type { Activity } from 'botbuilder';
 import { setIntent, trackEvent } from '../../src/middleware/index.js';
 import { botEventOf, customEventOf, endUserId, membershipEventsOf } from '../../src/middleware/events.js';
-import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
+import { adapterWith, send, startHarness, timed, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -21,7 +21,7 @@ describe('trackEvent', () => {
     await send(adapter, userMessage());
     const events = (await h.records()).filter((r) => r.type === 'event');
     expect(events).toHaveLength(1);
-    expect(events[0].body).toEqual({ type: 'revenueEvent', name: 'purchase', amount: 9.99, referenceNumber: 'A-1', metadata: { sku: 'cof-1' }, userId: 'user-1', conversationId: 'conv-1' });
+    expect(events[0].body).toEqual({ type: 'revenueEvent', name: 'purchase', amount: 9.99, referenceNumber: 'A-1', metadata: timed({ sku: 'cof-1' }), userId: 'user-1', conversationId: 'conv-1' });
   });
 
   it('keeps a user id and conversation id the bot gave', async () => {
@@ -148,7 +148,7 @@ describe('event shapes', () => {
     await send(adapter, userMessage({ type: 'event', name: undefined, text: undefined, channelData: { referral: null, postback: 'GET_STARTED' } }));
     const records = await h.records();
     expect(h.errors).toEqual([]);
-    expect(records.map((r) => [r.body.name, r.body.extraInfo])).toEqual([['optin', { ref: 'news' }], ['postback', { value: 'GET_STARTED' }]]);
+    expect(records.map((r) => [r.body.name, r.body.extraInfo])).toEqual([['optin', timed({ ref: 'news' })], ['postback', timed({ value: 'GET_STARTED' })]]);
   });
 
   it("a referral's fields under the spec's names: the first of ad_id and adid wins, and fields that are not strings are left out", async () => {
@@ -156,7 +156,7 @@ describe('event shapes', () => {
     const referral = { ad_id: 'first', adid: 'second', refereruri: 'https://a.example/', referer_uri: 'https://b.example/', ref: 5 };
     await send(adapter, userMessage({ type: 'event', name: undefined, text: undefined, channelData: { referral } }));
     const [record] = await h.records();
-    expect(record.body.extraInfo).toEqual({ adid: 'first', refereruri: 'https://b.example/', referral });
+    expect(record.body.extraInfo).toEqual(timed({ adid: 'first', refereruri: 'https://b.example/', referral }));
   });
 
   it('a message that is a delivery or read receipt is not recorded, nor is an echo', async () => {
@@ -178,7 +178,7 @@ describe('event shapes', () => {
     expect((await h.records()).map((r) => [r.type, r.body.name ?? r.body.text])).toEqual([['incoming', 'hi'], ['event', 'handoff.status']]);
   });
 
-  it("the bot's events: a nameless one is not recorded, one without a value has no extraInfo, a non-object value is under `value`", async () => {
+  it("the bot's events: a nameless one is not recorded, one without a value has only its time in extraInfo, a non-object value is under `value`", async () => {
     const adapter = adapterWith(h, async (ctx) => {
       await ctx.sendActivities([
         { type: 'event', name: '' },
@@ -192,21 +192,19 @@ describe('event shapes', () => {
     const events = (await h.records()).filter((r) => r.type === 'event').map((r) => r.body);
     expect(h.errors).toEqual([]);
     expect(events).toEqual([
-      { type: 'customEvent', name: 'plain', userId: 'user-1', conversationId: 'conv-1' },
-      { type: 'customEvent', name: 'nulled', userId: 'user-1', conversationId: 'conv-1' },
-      { type: 'customEvent', name: 'counted', userId: 'user-1', conversationId: 'conv-1', extraInfo: { value: 0 } },
+      { type: 'customEvent', name: 'plain', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed() },
+      { type: 'customEvent', name: 'nulled', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed() },
+      { type: 'customEvent', name: 'counted', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed({ value: 0 }) },
     ]);
-    expect(events.map((e) => 'extraInfo' in e)).toEqual([false, false, true]);
   });
 
-  it('membership: members without an id, with an empty id, or the bot itself give no event; a member without a name has no extraInfo', async () => {
+  it('membership: members without an id, with an empty id, or the bot itself give no event; a member without a name has only its time in extraInfo', async () => {
     const adapter = adapterWith(h, async () => undefined, { trackMembership: true });
     await send(adapter, userMessage({ type: 'conversationUpdate', text: undefined, membersAdded: [{ name: 'no id' }, { id: '', name: 'empty' }, { id: 'bot-1', name: 'Shop bot' }, { id: 'user-5' }, { id: 'user-6', name: 42 }] as never, membersRemoved: 'not a list' as never }));
     const bodies = (await h.records()).map((r) => r.body);
     expect(bodies).toEqual([
-      { type: 'customEvent', name: 'memberAdded', userId: 'user-5', conversationId: 'conv-1' },
-      { type: 'customEvent', name: 'memberAdded', userId: 'user-6', conversationId: 'conv-1' },
+      { type: 'customEvent', name: 'memberAdded', userId: 'user-5', conversationId: 'conv-1', extraInfo: timed() },
+      { type: 'customEvent', name: 'memberAdded', userId: 'user-6', conversationId: 'conv-1', extraInfo: timed() },
     ]);
-    expect(bodies.map((b) => 'extraInfo' in b)).toEqual([false, false]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CardFactory, MessageFactory } from 'botbuilder';
-import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
+import { adapterWith, send, startHarness, timed, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -185,7 +185,7 @@ describe('activities that are not messages', () => {
     const records = await h.records();
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ type: 'event', platform: 'universal', v: '11.1.0-rest' });
-    expect(records[0].body).toEqual({ type: 'customEvent', name: 'webchat/join', userId: 'user-1', conversationId: 'conv-1', extraInfo: { language: 'en' } });
+    expect(records[0].body).toEqual({ type: 'customEvent', name: 'webchat/join', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed({ language: 'en' }) });
   });
 
   it('with trackEventActivities, an incoming event is recorded before the replies it leads to, and a trace does not give it an intent', async () => {

@@ -2,6 +2,7 @@
  * Shared set-up of the botbuilder tests: a real tracking sink, a real client pointed at it, the
  * middleware, and a TestAdapter running a bot through it.
  */
+import { expect } from 'vitest';
 import { TestAdapter, type Activity, type TurnContext } from 'botbuilder';
 import { TrackingClient, type TrackingClientOptions, type TrackingError } from '../../src/client/index.js';
 import { TrackingMiddleware, type TrackingMiddlewareOptions } from '../../src/middleware/index.js';
@@ -43,6 +44,14 @@ export async function startHarness(clientOptions: Partial<TrackingClientOptions>
       await sink.close();
     },
   };
+}
+
+/** A time a record was dated with (an activity's own, or when it was sent or tracked): an ISO 8601 instant. */
+export const A_TIME = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+/** An event's `extraInfo` (or a revenue event's `metadata`) as recorded: `info` plus the time the event was dated with. */
+export function timed(info: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...info, timestamp: A_TIME };
 }
 
 export type Bot = (context: TurnContext) => Promise<void>;

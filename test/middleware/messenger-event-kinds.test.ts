@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Activity } from 'botbuilder';
 import { customEventOf } from '../../src/middleware/events.js';
-import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
+import { adapterWith, send, startHarness, timed, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -78,8 +78,8 @@ describe('through the middleware', () => {
     const records = await h.records();
     expect(h.errors).toEqual([]);
     expect(records.map((r) => [r.platform, r.type, r.body.name, r.body.userId, r.body.extraInfo])).toEqual([
-      ['facebook', 'event', 'branded_camera', 'psid-1', { content_ids: ['1'], event: 'capture' }],
-      ['facebook', 'event', 'messaging_feedback', 'psid-1', { feedback_screens: [] }],
+      ['facebook', 'event', 'branded_camera', 'psid-1', timed({ content_ids: ['1'], event: 'capture' })],
+      ['facebook', 'event', 'messaging_feedback', 'psid-1', timed({ feedback_screens: [] })],
     ]);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Activity } from 'botbuilder';
-import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
+import { adapterWith, send, startHarness, timed, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -27,9 +27,9 @@ describe('trackMembership', () => {
     const records = await h.records();
     expect(h.errors).toEqual([]);
     expect(records.map((r) => r.body)).toEqual([
-      { type: 'customEvent', name: 'memberAdded', userId: 'user-1', conversationId: 'conv-1', extraInfo: { name: 'Ada' } },
-      { type: 'customEvent', name: 'memberAdded', userId: 'user-2', conversationId: 'conv-1' },
-      { type: 'customEvent', name: 'memberRemoved', userId: 'user-3', conversationId: 'conv-1', extraInfo: { name: 'Grace' } },
+      { type: 'customEvent', name: 'memberAdded', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed({ name: 'Ada' }) },
+      { type: 'customEvent', name: 'memberAdded', userId: 'user-2', conversationId: 'conv-1', extraInfo: timed() },
+      { type: 'customEvent', name: 'memberRemoved', userId: 'user-3', conversationId: 'conv-1', extraInfo: timed({ name: 'Grace' }) },
     ]);
   });
 
@@ -54,8 +54,8 @@ describe('trackHandoffs', () => {
     expect(h.errors).toEqual([]);
     expect(records.map((r) => [r.type, r.body.name ?? r.body.text, r.body.extraInfo])).toEqual([
       ['incoming', 'a human please', undefined],
-      ['event', 'handoff.initiate', { skill: 'billing', reason: 'asked for a human' }],
-      ['event', 'handoff.status', { state: 'accepted' }],
+      ['event', 'handoff.initiate', timed({ skill: 'billing', reason: 'asked for a human' })],
+      ['event', 'handoff.status', timed({ state: 'accepted' })],
     ]);
     expect(records[1].body.userId).toBe('user-1');
   });
@@ -82,9 +82,9 @@ describe('trackBotEvents', () => {
     const records = await h.records();
     expect(h.errors).toEqual([]);
     expect(records.filter((r) => r.type === 'event').map((r) => r.body)).toEqual([
-      { type: 'customEvent', name: 'cart-updated', userId: 'user-1', conversationId: 'conv-1', extraInfo: { items: 2 } },
-      { type: 'customEvent', name: 'trace', userId: 'user-1', conversationId: 'conv-1', extraInfo: { name: 'Router', label: 'LLM route', valueType: 'https://example.com/route', value: { route: 'orders', ms: 412 } } },
-      { type: 'customEvent', name: 'tick', userId: 'user-1', conversationId: 'conv-1', extraInfo: { value: 3 } },
+      { type: 'customEvent', name: 'cart-updated', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed({ items: 2 }) },
+      { type: 'customEvent', name: 'trace', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed({ name: 'Router', label: 'LLM route', valueType: 'https://example.com/route', value: { route: 'orders', ms: 412 } }) },
+      { type: 'customEvent', name: 'tick', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed({ value: 3 }) },
     ]);
   });
 

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestAdapter, type Activity } from 'botbuilder';
 import { ReceiveMiddleware, SendMiddleware, setIntent, trackEvent } from '../../src/middleware/index.js';
-import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
+import { adapterWith, send, startHarness, timed, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -24,7 +24,7 @@ describe('watching a turn', () => {
     await send(adapterWith(h, async () => undefined, { trackFeedback: false }), feedback);
     const records = await h.records();
     expect(records.map((r) => [r.type, r.body])).toEqual([
-      ['event', { type: 'customEvent', name: 'feedback', userId: 'user-1', conversationId: 'conv-1', extraInfo: { reaction: 'dislike', feedbackText: 'wrong answer', replyToId: 'reply-9' } }],
+      ['event', { type: 'customEvent', name: 'feedback', userId: 'user-1', conversationId: 'conv-1', extraInfo: timed({ reaction: 'dislike', feedbackText: 'wrong answer', replyToId: 'reply-9' }) }],
     ]);
   });
 
