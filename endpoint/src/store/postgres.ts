@@ -130,7 +130,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
     }
     options.log(`${lost}; the database did not answer within ${checkMs} ms whether they are stored.`);
     throw new CommitOutcomeUnknownError(
-      `The connection to the database was lost while the record was being committed, and the database did not answer within ${checkMs} ms whether it was stored: it may have been (${reasonOf(error)}).`,
+      // Without the connection error's words: this error is not one of "the database cannot write now" (nothing stored).
+      `The connection to the database was lost while the record was being committed, and the database did not answer within ${checkMs} ms whether it was stored: it may have been.`,
       { cause: error },
     );
   };

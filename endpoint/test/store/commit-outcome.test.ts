@@ -43,6 +43,8 @@ describe('what a commit whose answer was lost did', () => {
     const { check, asked } = checker([true]);
     expect(await settle(resolveCommitOutcome(check, 1_000))).toEqual({ outcome: 'committed', at: 0 });
     expect(asked).toHaveLength(1);
+    // No timer left behind (the bound's).
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('is "not committed" when they are not', async () => {
