@@ -4,15 +4,28 @@
  * header, never in a URL (a download too is fetched with the header, then saved from memory), and
  * is never logged or shown.
  */
-import type { RecordsEvent } from '../../types.js';
+import type { CatchingUp, RecordsEvent } from '../../types.js';
 
 /** A read that the endpoint refused or could not answer. */
 export class ReadError extends Error {
   override readonly name = 'ReadError';
 
-  constructor(message: string, readonly status: number) {
+  /**
+   * @param catchingUp With a 503 for a read that waited for the views past its bound: how far behind they are.
+   * @param retryAfterMs Then: when to read again (the answer's `Retry-After`).
+   */
+  constructor(message: string, readonly status: number, readonly catchingUp?: CatchingUp, readonly retryAfterMs = MIN_RETRY_MS) {
     super(message);
   }
+}
+
+/** The longest `Retry-After` waited for before reading again (ms). */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/** A `Retry-After` of whole seconds, in ms: at least `MIN_RETRY_MS`, at most `MAX_RETRY_AFTER_MS`. */
+export function retryAfterMs(value: string | null): number {
+  const seconds = value !== null && /^\d+$/.test(value.trim()) ? Number(value) : 0;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(MIN_RETRY_MS, seconds * 1000));
 }
 
 /** The state of the live stream, as the page shows it. */
@@ -52,8 +65,9 @@ export class ReadApi {
     }
     const body: unknown = await response.json().catch(() => undefined);
     if (!response.ok) {
-      const error = (body as { error?: unknown } | undefined)?.error;
-      throw new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status);
+      const { error, catchingUp } = (body ?? {}) as { error?: unknown; catchingUp?: CatchingUp };
+      const behind = response.status === 503 && typeof catchingUp?.behindRecords === 'number' ? catchingUp : undefined;
+      throw new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status, behind, retryAfterMs(response.headers.get('Retry-After')));
     }
     return body as T;
   }

@@ -8,7 +8,7 @@ import type { BotsResponse, TrackingSummary, UsersResponse } from '../../types.j
 import type { LiveStatus, ReadApi } from './api.js';
 import { ReadError } from './api.js';
 import { FilterBar } from './filter-bar.js';
-import { count } from './format.js';
+import { count, plural } from './format.js';
 import { Page, useHashState, useLive, usePage, useRead, type PageContext } from './hooks.js';
 import { apiFilter, VIEWS, type ViewName } from './state.js';
 import { ConversationsView } from './views/conversations.js';
@@ -92,6 +92,7 @@ function Shell({ live, onSeen, problem, clearProblem }: { live: LiveStatus; onSe
   const View = VIEW_COMPONENTS[state.view];
   const label = VIEWS.find((v) => v.name === state.view)?.label ?? '';
   const error = summary.error ?? everything.error;
+  const behind = summary.catchingUp ?? everything.catchingUp;
   const banner = problem ?? (error ? message(error) : undefined);
 
   return (
@@ -110,6 +111,11 @@ function Shell({ live, onSeen, problem, clearProblem }: { live: LiveStatus; onSe
         </ul>
       </nav>
       <FilterBar choices={choices} />
+      {behind && !banner ? (
+        <p class="banner catching-up" role="status" data-behind={behind.behindRecords}>
+          Catching up — {plural(behind.behindRecords, 'record')} to go. The figures follow as soon as they are in.
+        </p>
+      ) : null}
       {banner ? (
         <p class="banner" role="alert">
           {banner}

@@ -4,8 +4,8 @@
  */
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
-import type { RecordsEvent } from '../../types.js';
-import { ReadApi, type LiveStatus, type Params } from './api.js';
+import type { CatchingUp, RecordsEvent } from '../../types.js';
+import { ReadApi, ReadError, type LiveStatus, type Params } from './api.js';
 import { parseHash, toHash, type PageState } from './state.js';
 
 /** What every part of the page shares. */
@@ -82,11 +82,16 @@ export function useLive(api: ReadApi, seen: number | undefined): { status: LiveS
   return { status, version };
 }
 
-/** A read's state: its answer (the last one, while a new read runs), its error, and whether it is running. */
+/**
+ * A read's state: its answer (the last one, while a new read runs), its error, whether it is
+ * running, and, while the endpoint's views catch up after a burst (it answered 503 with
+ * `catchingUp`), how far behind they are: the read is then asked again after its `Retry-After`.
+ */
 export interface Read<T> {
   data?: T;
   error?: Error;
   loading: boolean;
+  catchingUp?: CatchingUp;
 }
 
 /**
@@ -98,19 +103,32 @@ export function useRead<T>(path: string | null, params: Params = {}): Read<T> {
   const { api, version } = usePage();
   const key = path === null ? null : api.url(path, params);
   const [read, setRead] = useState<Read<T>>({ loading: path !== null });
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     if (path === null) return;
     let current = true;
+    let again: number | undefined;
     setRead((r) => ({ ...r, loading: true }));
     api.get<T>(path, params).then(
       (data) => current && setRead({ data, loading: false }),
-      (error: Error) => current && setRead({ error, loading: false }),
+      (error: Error) => {
+        if (!current) return;
+        if (error instanceof ReadError && error.catchingUp !== undefined) {
+          // Not an error: the views are catching up. The last answer stays; the read is asked again.
+          const catchingUp = error.catchingUp;
+          setRead((r) => ({ data: r.data, loading: true, catchingUp }));
+          again = window.setTimeout(() => setAttempt((n) => n + 1), error.retryAfterMs);
+        } else {
+          setRead({ error, loading: false });
+        }
+      },
     );
     return () => {
       current = false;
+      window.clearTimeout(again);
     };
     // `key` stands for path and params.
-  }, [key, version]);
+  }, [key, version, attempt]);
   return read;
 }
 
