@@ -9,7 +9,7 @@ import { sourceAliases } from './vitest.aliases.js';
  * - tests that drive a child process (the code under test runs in another process, where no mutant
  *   is active): test/demo, test/samples (each sample's index.mjs runs as a process; the endpoint the
  *   tests start in-process has test/endpoint of its own), test/client/process,
- *   test/faults/bot-shutdown, test/faults/secrets-under-faults, endpoint/test/cli/serve, test/client/short-lived,
+ *   test/faults/bot-shutdown, test/faults/secrets-under-faults, test/faults/awaited-delivery, endpoint/test/cli/serve, test/client/short-lived,
  *   endpoint/test/store/crash (serve killed and restarted as processes) and
  *   endpoint/test/store/ensure-postgres (a shell script);
  * - tests of the built package: test/package/sdk-types (packs dist/, which the sandbox does not
@@ -47,6 +47,7 @@ const config = defineConfig({
       'test/client/process.test.ts',
       'test/faults/bot-shutdown.test.ts',
       'test/faults/secrets-under-faults.test.ts',
+      'test/faults/awaited-delivery.test.ts',
       'endpoint/test/cli/serve.test.ts',
       'test/client/short-lived.test.ts',
       'endpoint/test/store/crash.test.ts',

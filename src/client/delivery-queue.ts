@@ -196,7 +196,8 @@ export class DeliveryQueue {
     for (const record of this.lanes.drain()) {
       abandoned++;
       // What its last failure says (a record keeps its last status; the last network error is the queue's).
-      const hint = record.attempts === 0 ? undefined : hintFor(record.url, record.lastStatus, this.lastNetworkError, this.hooks.proxyNote);
+      const failed = record.lastStatus !== undefined || this.lastNetworkError !== undefined;
+      const hint = record.attempts === 0 || !failed ? undefined : hintFor(record.url, record.lastStatus, this.lastNetworkError, this.hooks.proxyNote);
       this.giveUp(record, reason, messageFor(record, record.attempts, record.lastStatus, hint));
     }
     return { abandoned, saved: this.counters.persisted - persistedBefore };

