@@ -15,10 +15,12 @@ afterEach(async () => {
 
 describe('trackEvent', () => {
   it("fills in the end user's id and the conversation id from the turn", async () => {
+    let accepted: boolean | undefined;
     const adapter = adapterWith(h, async (ctx) => {
-      trackEvent(ctx, { type: 'revenueEvent', name: 'purchase', amount: 9.99, referenceNumber: 'A-1', metadata: { sku: 'cof-1' } });
+      accepted = trackEvent(ctx, { type: 'revenueEvent', name: 'purchase', amount: 9.99, referenceNumber: 'A-1', metadata: { sku: 'cof-1' } });
     });
     await send(adapter, userMessage());
+    expect(accepted).toBe(true);
     const events = (await h.records()).filter((r) => r.type === 'event');
     expect(events).toHaveLength(1);
     expect(events[0].body).toEqual({ type: 'revenueEvent', name: 'purchase', amount: 9.99, referenceNumber: 'A-1', metadata: timed({ sku: 'cof-1' }), userId: 'user-1', conversationId: 'conv-1' });
@@ -202,6 +204,8 @@ describe('event shapes', () => {
     const adapter = adapterWith(h, async () => undefined, { trackMembership: true });
     await send(adapter, userMessage({ type: 'conversationUpdate', text: undefined, membersAdded: [{ name: 'no id' }, { id: '', name: 'empty' }, { id: 'bot-1', name: 'Shop bot' }, { id: 'user-5' }, { id: 'user-6', name: 42 }] as never, membersRemoved: 'not a list' as never }));
     const bodies = (await h.records()).map((r) => r.body);
+    // None given with an empty user, which the client would have refused.
+    expect(h.errors).toEqual([]);
     expect(bodies).toEqual([
       { type: 'customEvent', name: 'memberAdded', userId: 'user-5', conversationId: 'conv-1', extraInfo: timed() },
       { type: 'customEvent', name: 'memberAdded', userId: 'user-6', conversationId: 'conv-1', extraInfo: timed() },

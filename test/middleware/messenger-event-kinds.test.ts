@@ -37,7 +37,8 @@ describe('customEventOf a nameless Messenger event', () => {
     expect(customEventOf(nameless(messaging({})))).toBeUndefined();
   });
 
-  it('without from.id, the user is its sender (a numeric id as its digits)', () => {
+  it("the user is the activity's from.id, as for every event, else its sender (a numeric id as its digits)", () => {
+    expect(customEventOf(nameless(messaging({ sender: { id: 'psid-as-sent' }, branded_camera: {} })))).toMatchObject({ userId: 'psid-1' });
     expect(customEventOf(nameless(messaging({ sender: { id: 42 }, branded_camera: {} }), { from: undefined }))).toMatchObject({ userId: '42', name: 'branded_camera' });
   });
 
