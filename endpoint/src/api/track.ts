@@ -79,10 +79,11 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     );
     id = record.seq;
   } catch (error) {
-    context.options.log(`tracking endpoint: could not write the data file: ${(error as Error).message}`);
     if (error instanceof CommitOutcomeUnknownError) {
+      context.options.log(`tracking endpoint: a record may or may not be stored: ${error.message}`);
       return sendError(res, 504, 'The database did not confirm whether the record was stored (the connection to it was lost during the commit and it did not answer again in time): it may have been. Sending it again may store it twice.');
     }
+    context.options.log(`tracking endpoint: could not write the data file: ${(error as Error).message}`);
     return sendError(res, 503, 'The record could not be saved (the data file could not be written); it was not stored. Try again later.', undefined, { 'Retry-After': 1 });
   }
   const accepted: TrackAccepted = { ok: true, id };

@@ -97,9 +97,11 @@ export class AppendQueue {
     }
   }
 
-  /** The error an append rejects with: a `StoreUnavailableError` when the database cannot write now, else its own. */
+  /**
+   * The error an append rejects with: a `StoreUnavailableError` when the database cannot write now
+   * (nothing stored), a `CommitOutcomeUnknownError` when it may have been stored, else its own.
+   */
   private failure(error: unknown): unknown {
-    // A commit whose outcome is unknown (it may have stored the records) keeps its own error, and counts as a failure to write.
     const unknown = error instanceof CommitOutcomeUnknownError;
     if (!unknown && !this.backend.isUnavailable(error)) return error;
     const reason = (error as Error)?.message ?? String(error);

@@ -21,12 +21,12 @@ export interface StoreOptions {
   database: string | false;
   /** SQLite: sync every commit to disk. */
   fsync?: boolean;
-  /** PostgreSQL: how long to keep asking whether a commit whose answer was lost committed (ms). Default 4,000. */
-  commitCheckMs?: number;
   /** An NDJSON data file of an earlier version to import once (left in place). */
   importFrom?: string;
   /** Where to report what happened (an import, a lost connection). */
   log: (message: string) => void;
+  /** PostgreSQL: how long to keep asking whether a commit whose answer was lost committed (ms). Default 4,000. */
+  commitCheckMs?: number;
 }
 
 /** An open store, and what opening it did. */

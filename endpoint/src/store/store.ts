@@ -4,9 +4,7 @@
  * an append once the record's row is committed (append.ts: appends that arrive together share a
  * transaction). What the read side queries (entries and summary tables, "the views") is built
  * behind the acknowledgements from what was committed (projection.ts), and every read waits until
- * it holds every record acknowledged before the read. When the connection to PostgreSQL is lost
- * during a commit, an append first finds out whether its record was stored (commit-outcome.ts),
- * and rejects with a `CommitOutcomeUnknownError` (it may be stored) only when it cannot in time.
+ * it holds every record acknowledged before the read.
  *
  * Nothing above store/ knows which database it talks to: the read side receives a Kysely handle
  * and the dialect helpers with the store.
@@ -22,9 +20,8 @@ import { deleteBefore } from './retention.js';
 import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
-export { StoreUnavailableError, type Backend } from './backend.js';
+export { CommitOutcomeUnknownError, StoreUnavailableError, type Backend } from './backend.js';
 export { recordOf } from './record-row.js';
-export { CommitOutcomeUnknownError } from './backend.js';
 
 /** A record to store: everything but what the store assigns. */
 export type { NewRecord } from './record-row.js';
@@ -88,7 +85,10 @@ export class RecordStore implements StoredRecords {
    * Stores a record and resolves with it once it is committed. `bodyJson`, when given, must be
    * the body's JSON text (saves serialising it again). Rejects, with nothing stored, when the
    * database refuses it: a `StoreUnavailableError` when it cannot write now (unreachable, disk
-   * full), the database's own error when it refused this record.
+   * full), the database's own error when it refused this record. When the connection to the
+   * database is lost during the commit, it first asks the database whether the record is stored
+   * (and resolves if it is); a `CommitOutcomeUnknownError` when it could not find out in time:
+   * the record may be stored.
    */
   append(input: NewRecord, bodyJson?: string): Promise<StoredRecord> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed.'));
