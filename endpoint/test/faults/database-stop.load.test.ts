@@ -117,7 +117,7 @@ it('tells the truth about every record while PostgreSQL is stopped (immediate) a
   expect(tally.other).toBe(0);
   // The rounds did what they are for: the database went away under traffic, and came back each time.
   expect(tally.notStored).toBeGreaterThan(ROUNDS);
-  expect(tally.ok).toBeGreaterThan(ROUNDS * SENDERS);
+  expect(tally.ok).toBeGreaterThan(ROUNDS);
   // Every record was stored in the end, exactly once, when none was answered 504.
   if (tally.unknown === 0) expect([...answers.keys()].filter((text) => stored.get(text) !== 1)).toEqual([]);
 }, 120_000);
