@@ -6,6 +6,7 @@
 import { Migrator } from 'kysely';
 import { TrackingEndpointError } from '../errors.js';
 import { migrationProvider } from './migrations/index.js';
+import type { MaskOptions } from './mask.js';
 import { importNdjsonOnce, type ImportReport } from './ndjson-import.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
@@ -24,6 +25,8 @@ export interface StoreOptions {
   fsync?: boolean;
   /** An NDJSON data file of an earlier version to import once (left in place). */
   importFrom?: string;
+  /** What is masked in the records imported from `importFrom` (as at ingestion). Default: card numbers and secret-named fields. */
+  masking?: MaskOptions;
   /** Where to report what happened (an import, a lost connection). */
   log: (message: string) => void;
   /** PostgreSQL: how long to keep asking whether a commit whose answer was lost committed (ms). Default 4,000. */
@@ -78,7 +81,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   try {
     await migrate(backend);
     const store = new RecordStore(backend, options.log, undefined, options.waits);
-    const imported = options.importFrom === undefined ? undefined : await importNdjsonOnce(store, options.importFrom);
+    const imported = options.importFrom === undefined ? undefined : await importNdjsonOnce(store, options.importFrom, options.masking);
     return { store, imported };
   } catch (error) {
     await backend.close().catch(() => undefined);
