@@ -69,7 +69,7 @@ const DIGIT_RUN = /(?<![\w.])\d+(?:[ -]\d+)*(?!\w)/g;
  * masked, keeping the last four; every other digit is left as it was.
  */
 export function maskCardNumbers(text: string): string {
-  if (!/\d{4}/.test(text)) return text;
+  if (!/\d(?:[ -]?\d){12}/.test(text)) return text;
   return text.replace(DIGIT_RUN, (run) => {
     const groups = run.split(/[ -]/);
     const seps = run.match(/[ -]/g) ?? [];
@@ -106,11 +106,11 @@ export function maskEmails(text: string): string {
 }
 
 /**
- * A phone-shaped run: an optional `+`, an optional area code in parentheses, then digit groups
+ * A phone-shaped run: an optional `+` and country code, an optional area code in parentheses, then digit groups
  * joined by one space, dot or dash; not touching a letter, digit, underscore or `+` before it, nor a
  * letter, digit or underscore after.
  */
-const PHONE_RUN = /(?<![\w+.])(\+)?(\(\d{1,5}\) ?)?\d+(?:[ .-]\d+)*(?!\w)/g;
+const PHONE_RUN = /(?<![\w+.])(\+\d{1,3}[ .-]?)?(\(\d{1,5}\)[ .-]?)?\d+(?:[ .-]\d+)*(?!\w)/g;
 const DATE_SHAPE = /^(?:\d{4}([-./])\d{1,2}\1\d{1,2}|\d{1,2}([-./])\d{1,2}\2\d{2,4})(?!\d)/;
 const IPV4_SHAPE = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 

@@ -8,7 +8,7 @@ import { TrackingEndpointError } from '../errors.js';
 import { migrationProvider } from './migrations/index.js';
 import type { MaskOptions } from './mask.js';
 import { importNdjsonOnce, type ImportReport } from './ndjson-import.js';
-import { openPostgres } from './postgres.js';
+import { openPostgres, scrubDatabaseSecrets } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 import type { Backend } from './backend.js';
 import { RecordStore } from './store.js';
@@ -86,6 +86,8 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   } catch (error) {
     await backend.close().catch(() => undefined);
     if (error instanceof TrackingEndpointError) throw error;
-    throw new TrackingEndpointError(`Could not open the database ${backend.location}: ${(error as Error)?.message ?? error}`, { cause: error });
+    const message = String((error as Error)?.message ?? error);
+    const said = options.database === false ? message : scrubDatabaseSecrets(message, options.database);
+    throw new TrackingEndpointError(`Could not open the database ${backend.location}: ${said}`, { cause: error });
   }
 }
