@@ -149,7 +149,7 @@ describe('card numbers in text', () => {
     const body = { text: '4111 1111 1111 1111', n: 4111111111111111 };
     expect(maskRecordBody(structuredClone(body), { keepCardNumbers: true })).toEqual({ value: body, changed: false });
     expect(maskString('4111 1111 1111 1111', { keepCardNumbers: true })).toBe('4111 1111 1111 1111');
-    for (const n of [1735812672000, 4111111111111112, 41.5, 1e300, 4.1111111111111111e18]) {
+    for (const n of [1735812672000, 4111111111111112, 41.5, 1e300, 2 ** 62]) {
       expect(maskRecordBody({ n })).toEqual({ value: { n }, changed: false });
     }
     expect(maskRecordBody(4111111111111111)).toEqual({ value: '•••• 1111', changed: true });
