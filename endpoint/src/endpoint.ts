@@ -73,7 +73,7 @@ function formatUrl(host: string, port: number): string {
 export async function startTrackingEndpoint(options: TrackingEndpointOptions = {}): Promise<TrackingEndpoint> {
   const resolved = resolveOptions(options);
   const { store, imported } = await openStore({
-    database: resolved.database, fsync: resolved.fsync, importFrom: resolved.importFrom, log: resolved.log,
+    database: resolved.database, fsync: resolved.fsync, importFrom: resolved.importFrom, masking: resolved.masking, log: resolved.log,
     waits: { readMs: resolved.maxReadWaitMs, writeMs: resolved.maxWriteWaitMs },
   });
   if (imported !== undefined) {

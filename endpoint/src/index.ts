@@ -8,6 +8,7 @@ export { TrackingEndpointError } from './errors.js';
 export { DEFAULT_DATABASE_FILE, DEFAULT_PORT, LEGACY_DATA_FILE, type TrackingEndpointOptions } from './options.js';
 export type { StoredRecords } from './store/store.js';
 export type { ImportReport } from './store/ndjson-import.js';
+export type { MaskKind } from './store/mask.js';
 export { transcriptEntries } from './store/entries.js';
 export type * from './types.js';
 // The tracking API's types that the endpoint's own types refer to.

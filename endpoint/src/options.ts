@@ -4,6 +4,14 @@ import { DEFAULT_PLATFORM_NAMES, isPlaceholder, type PlatformNames } from 'botbu
 import { TrackingEndpointError } from './errors.js';
 import { isLoopback } from './http/hosts.js';
 import { DEFAULT_WAIT_BOUNDS } from './store/catching-up.js';
+import { MASK_KINDS, type MaskKind, type MaskOptions } from './store/mask.js';
+
+function checkMaskKinds(kinds: readonly string[]): MaskKind[] {
+  for (const kind of kinds) {
+    if (!(MASK_KINDS as readonly string[]).includes(kind)) throw new TrackingEndpointError(`mask takes "email" and "phone"; got ${JSON.stringify(kind)}.`);
+  }
+  return [...new Set(kinds as MaskKind[])];
+}
 
 /** Options of `startTrackingEndpoint`. Every field is optional. */
 export interface TrackingEndpointOptions {
@@ -61,6 +69,15 @@ export interface TrackingEndpointOptions {
   platformNames?: Partial<PlatformNames>;
   /** Accept `referralEvent` as an event type. Default `false` (the spec does not say it is accepted). */
   allowReferralEvent?: boolean;
+  /**
+   * Keep payment card numbers as sent. Default `false`: at ingestion, every run of 13 to 19 digits
+   * (spaces or dashes allowed between groups) that passes the Luhn check is replaced by `•••• 1111`
+   * (its last four digits), wherever it stands in a record. Turning this on stores card numbers,
+   * which PCI DSS forbids unless the whole system is in its scope.
+   */
+  keepCardNumbers?: boolean;
+  /** Mask these at ingestion too: `email` (→ `[email]`), `phone` (→ `[phone]`). Default none. */
+  mask?: readonly MaskKind[];
   /** Time allowed to receive a whole request, headers and body; a slower one gets 408 and its connection is closed. Default 5000 ms. */
   requestTimeoutMs?: number;
   /** Time allowed to receive a request's headers (also how long a new connection may stay silent); then 408 and closed. Default 3000 ms. */
@@ -107,6 +124,8 @@ export interface ResolvedOptions {
   maxBodyDepth: number;
   platformNames: PlatformNames;
   allowReferralEvent: boolean;
+  /** What is masked at ingestion. */
+  masking: Required<MaskOptions>;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -206,6 +225,7 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
       messenger: options.platformNames?.messenger ?? DEFAULT_PLATFORM_NAMES.messenger,
     }),
     allowReferralEvent: options.allowReferralEvent ?? false,
+    masking: { keepCardNumbers: options.keepCardNumbers ?? false, mask: checkMaskKinds(options.mask ?? []) },
     requestTimeoutMs,
     headersTimeoutMs: Math.min(count('headersTimeoutMs', options.headersTimeoutMs, 3_000, 1), requestTimeoutMs),
     keepAliveTimeoutMs: count('keepAliveTimeoutMs', options.keepAliveTimeoutMs, 5_000, 1),

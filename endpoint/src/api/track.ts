@@ -11,6 +11,7 @@ import type { EndpointContext, Target } from '../http/router.js';
 import { parseBody } from '../http/safe-json.js';
 import { checkTrackQuery, type TrackTarget } from './track-query.js';
 import { CatchingUpError, CommitOutcomeUnknownError } from '../store/store.js';
+import { maskRecordBody } from '../store/mask.js';
 import { stripAccessTokens } from '../store/tokens.js';
 import type { TrackAccepted } from '../types.js';
 
@@ -71,13 +72,16 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     return sendError(res, 400, `The body does not match the spec for ${describeTarget(target)}; see problems.`, problems);
   }
   const stripped = stripAccessTokens(parsed.value);
+  // Card numbers, secret-named fields and (when asked) emails and phone numbers never reach the database.
+  const masked = maskRecordBody(parsed.value, context.options.masking);
   let id: number;
   try {
     const record = await context.store.append(
-      { platform: target.platform, platformKind: target.kind, v: target.v, type: target.type, bot: key.bot, body: parsed.value },
-      parsed.scrubbed || stripped ? undefined : oneLine(body.text),
+      { platform: target.platform, platformKind: target.kind, v: target.v, type: target.type, bot: key.bot, body: masked.value },
+      parsed.scrubbed || stripped || masked.changed ? undefined : oneLine(body.text),
     );
     id = record.seq;
+    if (masked.changed) context.requests.masked();
   } catch (error) {
     if (error instanceof CommitOutcomeUnknownError) {
       context.options.log(`tracking endpoint: a record may or may not be stored: ${error.message}`);

@@ -9,6 +9,7 @@ import { PROGRAM, UsageError, baseUrlOption, defaultBaseUrl, parseCommandArgs, p
 import { CsvError } from './csv.js';
 import { checkColumns, csvRows, jsonlRows, parseFieldMap, prepareRow, type PreparedRow, type SourceRow, type SourceRows } from './import-rows.js';
 import { ProgressBar } from './progress.js';
+import { maskRecordBody, parseMaskKinds } from '../store/mask.js';
 
 const usage = `Usage: ${PROGRAM} import FILE [options]
 
@@ -30,6 +31,11 @@ Options:
                            2025-01-02 10:11:12+01:00, UTC when no offset is given; or epoch
                            seconds or milliseconds). Without one a row is filed when it is sent
   --dry-run                Check every row, send nothing
+  --keep-card-numbers      Send payment card numbers as they are in FILE. By default each one (13-19
+                           digits passing the Luhn check) is masked as •••• 1234 before it is sent
+                           (the endpoint masks them again unless it runs with --keep-card-numbers).
+                           PCI DSS RISK: card numbers would then cross the network and be stored
+  --mask email,phone       Also mask email addresses and phone numbers before sending
   -h, --help               Show this help
 
 A row that cannot be read (bad JSON, quotes that do not balance, a wrong number of fields) or
@@ -184,6 +190,8 @@ export const importCommand: Command = {
         delimiter: { type: 'string' },
         map: { type: 'string', multiple: true },
         'dry-run': { type: 'boolean' },
+        'keep-card-numbers': { type: 'boolean' },
+        mask: { type: 'string', multiple: true },
       },
       allowPositionals: true,
     });
@@ -192,6 +200,9 @@ export const importCommand: Command = {
     const format = formatOf(file, values.format);
     const delimiter = delimiterOption(values.delimiter, format);
     const { map, explicit } = parseFieldMap(values.map ?? []);
+    const mask = parseMaskKinds(values.mask ?? []);
+    if ('error' in mask) throw new UsageError(mask.error);
+    const masking = { keepCardNumbers: values['keep-card-numbers'] ?? false, mask };
     const baseUrl = baseUrlOption(values.url ?? defaultBaseUrl(io.env));
     const apiKey = values.key ?? io.env.TRACKING_API_KEY;
     if (!values['dry-run'] && !apiKey) throw new UsageError('give the bot\'s API key with --key, or set TRACKING_API_KEY.');
@@ -200,6 +211,8 @@ export const importCommand: Command = {
     if (source.columns) checkColumns(map, explicit, source.columns);
     const now = Date.now();
     const prepared = source.rows.map((row) => prepareRow(row, map, basename(file), { timestampRequired: explicit.has('timestamp'), now }));
+    // Card numbers (and, when asked, emails and phone numbers) never leave this machine.
+    for (const item of prepared) if (item.ok) item.message = maskRecordBody(item.message, masking).value;
     const outcome: Outcome = { sent: 0, refused: [], failed: [] };
     for (const item of prepared) if (!item.ok) outcome.refused.push({ row: item.row, reason: item.reason });
     const valid = prepared.length - outcome.refused.length;

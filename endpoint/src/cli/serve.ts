@@ -1,6 +1,7 @@
 /** `serve`: runs the local tracking endpoint until Ctrl+C (SIGINT) or SIGTERM. */
 import { startTrackingEndpoint, type TrackingEndpoint } from '../index.js';
 import { DEFAULT_DATABASE_FILE, DEFAULT_PORT } from '../options.js';
+import { parseMaskKinds } from '../store/mask.js';
 import { PROGRAM, UsageError, intOption, parseCommandArgs, println, type CliIO, type Command } from './command.js';
 
 const usage = `Usage: ${PROGRAM} serve [options]
@@ -34,6 +35,12 @@ Options:
   --dm-platform NAME       Platform value of the direct-message platform (default twitter)
   --messenger-platform NAME  Platform value of the messenger platform (default facebook)
   --allow-referral-event   Accept referralEvent as an event type
+  --keep-card-numbers      Store payment card numbers as sent. By default every run of 13-19 digits
+                           (spaces or dashes between groups) that passes the Luhn check is stored
+                           as •••• 1234 (its last four digits). PCI DSS RISK: with this flag the
+                           database (and its backups) hold card numbers and fall in PCI DSS scope
+  --mask email,phone       Also mask email addresses ([email]) and phone numbers ([phone]) at
+                           ingestion (see the endpoint's README for what counts as one)
   -h, --help               Show this help`;
 
 /** The keys from `--key` flags and the environment, without duplicates. */
@@ -110,6 +117,8 @@ export const serveCommand: Command = {
         'dm-platform': { type: 'string' },
         'messenger-platform': { type: 'string' },
         'allow-referral-event': { type: 'boolean' },
+        'keep-card-numbers': { type: 'boolean' },
+        mask: { type: 'string', multiple: true },
       },
     });
     const databaseUrl = values.database ?? (io.env.TRACKING_DATABASE_URL || undefined);
@@ -118,6 +127,8 @@ export const serveCommand: Command = {
     if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
       throw new UsageError(`--database takes a PostgreSQL URL (postgres://user:password@host:5432/db); for a SQLite file use --data FILE.`);
     }
+    const mask = parseMaskKinds(values.mask ?? []);
+    if ('error' in mask) throw new UsageError(mask.error);
     const retentionDays = values.retention === undefined ? undefined : retentionOption(values.retention);
     const port = values.port !== undefined ? intOption('port', values.port, 0, 65535) : intOption('port (env TRACKING_PORT)', io.env.TRACKING_PORT || undefined, 0, 65535);
     const apiKeys = collectKeys(values.key, io.env);
@@ -135,6 +146,8 @@ export const serveCommand: Command = {
       maxWriteWaitMs: intOption('max-write-wait', values['max-write-wait'], 1),
       platformNames: { directMessage: values['dm-platform'], messenger: values['messenger-platform'] },
       allowReferralEvent: values['allow-referral-event'],
+      keepCardNumbers: values['keep-card-numbers'],
+      mask,
       log: (message) => println(io.stderr, message),
     }).catch((error: unknown) => {
       signals.dispose();

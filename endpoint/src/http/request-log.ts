@@ -12,6 +12,8 @@ interface Counts {
   refused: Map<number, number>;
   /** Reads and writes answered 503 after waiting for the views past their bound. */
   waited: { read: number; write: number };
+  /** Records stored with something masked (card numbers, secret-named fields, emails or phone numbers). */
+  masked: number;
 }
 
 function plural(n: number, noun: string): string {
@@ -20,7 +22,7 @@ function plural(n: number, noun: string): string {
 
 /** Watches responses, logs refusals, and sums them up now and then. */
 export class RequestLog {
-  private counts: Counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 } };
+  private counts: Counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
   private readonly timer: NodeJS.Timeout | undefined;
 
   /**
@@ -63,16 +65,22 @@ export class RequestLog {
     this.counts.waited[kind]++;
   }
 
+  /** Counts a record stored with something masked in it (it is accepted too: `watch` counts it). */
+  masked(): void {
+    this.counts.masked++;
+  }
+
   /** Logs what happened since the last summary, if anything did. */
   summarise(): void {
-    const { accepted, refused, waited } = this.counts;
+    const { accepted, refused, waited, masked } = this.counts;
     if (accepted === 0 && refused.size === 0) return;
-    this.counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 } };
+    this.counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
     const total = [...refused.values()].reduce((sum, n) => sum + n, 0);
     const detail = [...refused.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
     const where = this.describe?.();
     const late = waited.read + waited.write > 0 ? `; waited past their bound for the views: ${plural(waited.read, 'read')}, ${plural(waited.write, 'write')} (not stored)` : '';
-    this.log(`tracking endpoint: ${accepted} record${accepted === 1 ? '' : 's'} accepted, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${late}${where ? `; ${where}` : ''}.`);
+    const hidden = masked > 0 ? ` (${masked} masked)` : '';
+    this.log(`tracking endpoint: ${accepted} record${accepted === 1 ? '' : 's'} accepted${hidden}, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${late}${where ? `; ${where}` : ''}.`);
   }
 
   /** Logs the last summary and stops. */

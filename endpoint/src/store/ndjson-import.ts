@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isApiVersion, PLATFORM_KINDS } from 'botbuilder-conversation-analytics/protocol';
 import type { NewRecord, RecordStore } from './store.js';
+import { maskRecordBody, type MaskOptions } from './mask.js';
 import { stripAccessTokens } from './tokens.js';
 import type { StoredRecord } from '../types.js';
 
@@ -58,9 +59,10 @@ export interface ImportReport {
 
 /**
  * Imports `file` into `store` unless it was imported before or does not exist. Resolves with
- * what it did, or `undefined` when there was nothing to do.
+ * what it did, or `undefined` when there was nothing to do. Records are masked as at ingestion
+ * (`masking`; default: card numbers and secret-named fields).
  */
-export async function importNdjsonOnce(store: RecordStore, file: string): Promise<ImportReport | undefined> {
+export async function importNdjsonOnce(store: RecordStore, file: string, masking: MaskOptions = {}): Promise<ImportReport | undefined> {
   const path = resolve(file);
   // Stryker disable next-line ArrowFunction: undefined, like false, is "no file"
   const exists = await stat(path).then((s) => s.isFile(), () => false);
@@ -79,6 +81,8 @@ export async function importNdjsonOnce(store: RecordStore, file: string): Promis
       const { seq: _seq, occurredAt: _occurred, ...rest } = old as StoredRecord & { occurredAt?: string };
       // Stored by a version that kept page access tokens: they go now.
       stripAccessTokens(rest.body);
+      // And card numbers and secrets it kept as sent.
+      rest.body = maskRecordBody(rest.body, masking).value;
       const record: NewRecord & { receivedAt: string } = rest;
       yield { record, json: JSON.stringify(rest.body) };
     }

@@ -6,8 +6,9 @@
 import { Migrator } from 'kysely';
 import { TrackingEndpointError } from '../errors.js';
 import { migrationProvider } from './migrations/index.js';
+import type { MaskOptions } from './mask.js';
 import { importNdjsonOnce, type ImportReport } from './ndjson-import.js';
-import { openPostgres } from './postgres.js';
+import { openPostgres, scrubDatabaseSecrets } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 import type { Backend } from './backend.js';
 import { RecordStore } from './store.js';
@@ -24,6 +25,8 @@ export interface StoreOptions {
   fsync?: boolean;
   /** An NDJSON data file of an earlier version to import once (left in place). */
   importFrom?: string;
+  /** What is masked in the records imported from `importFrom` (as at ingestion). Default: card numbers and secret-named fields. */
+  masking?: MaskOptions;
   /** Where to report what happened (an import, a lost connection). */
   log: (message: string) => void;
   /** PostgreSQL: how long to keep asking whether a commit whose answer was lost committed (ms). Default 4,000. */
@@ -78,11 +81,13 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   try {
     await migrate(backend);
     const store = new RecordStore(backend, options.log, undefined, options.waits);
-    const imported = options.importFrom === undefined ? undefined : await importNdjsonOnce(store, options.importFrom);
+    const imported = options.importFrom === undefined ? undefined : await importNdjsonOnce(store, options.importFrom, options.masking);
     return { store, imported };
   } catch (error) {
     await backend.close().catch(() => undefined);
     if (error instanceof TrackingEndpointError) throw error;
-    throw new TrackingEndpointError(`Could not open the database ${backend.location}: ${(error as Error)?.message ?? error}`, { cause: error });
+    const message = String((error as Error)?.message ?? error);
+    const said = options.database === false ? message : scrubDatabaseSecrets(message, options.database);
+    throw new TrackingEndpointError(`Could not open the database ${backend.location}: ${said}`, { cause: error });
   }
 }

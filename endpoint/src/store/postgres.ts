@@ -32,17 +32,68 @@ export interface PostgresOptions {
 /** The advisory lock whose holder builds the views (one endpoint at a time). */
 export const PROJECTION_LOCK = 72_837_202;
 
-/** The URL with its password (in the user part or a `password` parameter) masked, for messages. */
+/** Query parameters of a database URL whose values are secrets. */
+const SECRET_URL_PARAMETER = /([?&](?:[^=&#]*(?:password|passwd|secret|token)[^=&#]*)=)[^&#]*/gi;
+
+/**
+ * The URL with its password masked, for messages, however the URL is written or misencoded:
+ * the user part runs from `//` to the LAST `@` (a password may hold unencoded `/ ? # @ :`), and
+ * everything in it after the first `:` is the password; a `password` (or `sslpassword`, any name
+ * holding password, passwd, secret or token) query parameter is masked too. The URL is not parsed:
+ * what a parser takes for the path or query may be the rest of a password.
+ */
 export function redactDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
-    return parsed.toString();
-  } catch {
-    // Up to the last @ before the path: a password may hold an @ that was not percent-encoded.
-    return url.replace(/\/\/([^:/@]*):[^/]*@/, '//$1:***@');
+  const start = url.indexOf('//');
+  const at = url.lastIndexOf('@');
+  let shown = url;
+  if (start !== -1 && at > start) {
+    const user = url.slice(start + 2, at);
+    const colon = user.indexOf(':');
+    if (colon !== -1) shown = `${url.slice(0, start + 2)}${user.slice(0, colon)}:***${url.slice(at)}`;
   }
+  return shown.replace(SECRET_URL_PARAMETER, '$1***');
+}
+
+/** The password in `url`'s user part (see `redactDatabaseUrl`), as written and percent-decoded; empty when it has none. */
+function passwordsOf(url: string): string[] {
+  const start = url.indexOf('//');
+  const at = url.lastIndexOf('@');
+  if (start === -1 || at <= start) return [];
+  const user = url.slice(start + 2, at);
+  const colon = user.indexOf(':');
+  const password = colon === -1 ? '' : user.slice(colon + 1);
+  if (password === '') return [];
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // A password that is not valid percent-encoding is only ever written as it is.
+  }
+  return [...new Set([password, decoded])];
+}
+
+/**
+ * `text` (a driver's message, which may echo the connection string) with `url` shown redacted and
+ * its password, as written or decoded, masked wherever else it appears.
+ */
+export function scrubDatabaseSecrets(text: string, url: string): string {
+  let out = text.split(url).join(redactDatabaseUrl(url));
+  for (const password of passwordsOf(url)) out = out.split(password).join('***');
+  return out;
+}
+
+/**
+ * Makes a driver's error safe to keep as a `cause` (which callers may print whole): its message and
+ * stack scrubbed, and the URL Node's parser keeps in `input` redacted.
+ */
+function scrubError(error: unknown, url: string): unknown {
+  if (typeof error !== 'object' || error === null) return error;
+  const e = error as { message?: unknown; stack?: unknown; input?: unknown; errors?: unknown };
+  for (const field of ['message', 'stack', 'input'] as const) {
+    if (typeof e[field] === 'string') e[field] = scrubDatabaseSecrets(e[field], url);
+  }
+  if (Array.isArray(e.errors)) for (const inner of e.errors) scrubError(inner, url);
+  return error;
 }
 
 /** Network errors and SQLSTATE classes that mean "the database cannot be reached or cannot write now". */
@@ -55,7 +106,7 @@ function isUnavailable(error: unknown): boolean {
 }
 
 /** The reason a connection failed, in a few words. */
-function reasonOf(error: unknown): string {
+function rawReasonOf(error: unknown): string {
   const e = error as { code?: string; message?: string; errors?: { message?: string }[] };
   // Stryker disable next-line OptionalChaining: an AggregateError (a connection tried on several addresses) holds one error at least
   return e.errors?.[0]?.message ?? e.message ?? String(error);
@@ -81,6 +132,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
   // Stryker disable next-line StringLiteral: the name is said only when the driver is missing (backends.test pins that message), and pg is installed here
   const pg = await loadDriver<typeof import('pg')>('pg', 'PostgreSQL');
   const shown = redactDatabaseUrl(options.url);
+  // What the driver says may echo the connection string (Node's URL parser keeps it in `input`).
+  const reasonOf = (error: unknown) => scrubDatabaseSecrets(rawReasonOf(error), options.url);
   // bigint (times, counts) and numeric come back as numbers: every value the store keeps is within 2^53.
   const parseNumber = (value: string) => Number(value);
   const types = {
@@ -101,7 +154,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
     await pool.end().catch(() => undefined);
     throw new TrackingEndpointError(
       `Cannot reach the PostgreSQL database at ${shown} (${reasonOf(error)}). Check that the server is running, that the URL's host, port, user, password and database are right, and that the server accepts connections from this machine (pg_hba.conf).`,
-      { cause: error },
+      { cause: scrubError(error, options.url) },
     );
   }
   const handles = openHandles(new PostgresDialect({ pool }));
@@ -132,7 +185,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
     throw new CommitOutcomeUnknownError(
       // Without the connection error's words: this error is not one of "the database cannot write now" (nothing stored).
       `The connection to the database was lost while the record was being committed, and the database did not answer within ${checkMs} ms whether it was stored: it may have been.`,
-      { cause: error },
+      { cause: scrubError(error, options.url) },
     );
   };
   const backend: Backend & { pool: Pool } = {

@@ -310,3 +310,30 @@ describe('import FILE.jsonl', () => {
     expect(result.stderr).toContain('--format csv or --format jsonl');
   });
 });
+
+describe('import masks before sending', () => {
+  it('card numbers by default, emails and phone numbers with --mask, and keeps card numbers with --keep-card-numbers (when the endpoint does too)', async () => {
+    const file = join(dir, 'cards.jsonl');
+    await writeFile(file, [
+      JSON.stringify({ text: 'card 4111 1111 1111 1111, order 1000000000000007', userId: 'm1', password: 'pw-in-a-column' }),
+      JSON.stringify({ text: 'mail jo@example.com, call 555-123-4567', userId: 'm2' }),
+    ].join('\n'));
+    const masked = await runCli(['import', file, '--url', endpoint.url, '--key', KEY, '--mask', 'email,phone'], {}, 60_000);
+    expect(masked.code).toBe(0);
+    const [one] = await bodies('m1');
+    expect(one.text).toBe('card •••• 1111, order 1000000000000007');
+    expect((one.platformJson as { original: Record<string, unknown> }).original).toMatchObject({ text: 'card •••• 1111, order 1000000000000007', password: '[secret removed by the endpoint]' });
+    expect((await bodies('m2'))[0].text).toBe('mail [email], call [phone]');
+
+    const refused = await runCli(['import', file, '--url', endpoint.url, '--key', KEY, '--mask', 'ssn'], {}, 60_000);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--mask takes email and phone (comma-separated); got "ssn".');
+
+    await endpoint.close();
+    endpoint = await start({ keepCardNumbers: true });
+    const kept = await runCli(['import', file, '--url', endpoint.url, '--key', KEY, '--keep-card-numbers'], {}, 60_000);
+    expect(kept.code).toBe(0);
+    expect((await bodies('m1'))[0].text).toBe('card 4111 1111 1111 1111, order 1000000000000007');
+    expect((await bodies('m2'))[0].text).toBe('mail jo@example.com, call 555-123-4567');
+  }, 180_000);
+});
