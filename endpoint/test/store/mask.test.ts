@@ -219,6 +219,8 @@ describe('emails and phone numbers, when asked', () => {
       ['+1 (555) 123-4567', PHONE_MARKER],
       ['+33 1 23 45 67 89', PHONE_MARKER],
       ['+4915123456789', PHONE_MARKER],
+      ['+12345678', PHONE_MARKER], // 8 digits, the fewest
+      ['+123456789012345', PHONE_MARKER], // 15 digits, the most
       ['(555) 123-4567', PHONE_MARKER],
       ['(555)123-4567', PHONE_MARKER],
       ['555-123-4567', PHONE_MARKER],
