@@ -145,6 +145,8 @@ describe('the store, when the answer to a commit is lost', () => {
     for (const outcome of outcomes) expect(outcome).toBeInstanceOf(CommitOutcomeUnknownError);
     expect((outcomes[0] as Error).message).toBe('The connection to the database was lost while the record was being committed, and the database did not answer within 300 ms whether it was stored: it may have been.');
     expect((outcomes[0] as Error).name).toBe('CommitOutcomeUnknownError');
+    // The connection's own error, kept for whoever looks deeper.
+    expect((outcomes[0] as Error).cause).toBeInstanceOf(Error);
     expect(log).toContainEqual(expect.stringMatching(/^tracking endpoint: the answer to a commit of 3 record\(s\) was lost \(.+\); the database did not answer within 300 ms whether they are stored\.$/));
     expect(waited).toBeGreaterThanOrEqual(290);
     expect(waited).toBeLessThan(3_000);
