@@ -10,7 +10,7 @@ const MAX_RETRY_AFTER_S = 30;
 
 /** A `Retry-After` of whole seconds, in ms (at most `MAX_RETRY_AFTER_S`); `undefined` when there is none or it is not a number of seconds. */
 function retryAfterMs(value: string | null): number | undefined {
-  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  if (value === null || !/^\d+$/.test(value)) return undefined;
   return Math.min(MAX_RETRY_AFTER_S, Number(value)) * 1000;
 }
 

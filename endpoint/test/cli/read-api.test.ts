@@ -20,15 +20,17 @@ afterEach(async () => {
 });
 
 /** A server answering each request with the next of `answers` (the last one again once they run out). */
-async function serve(answers: { status: number; retryAfter?: string; body: unknown }[]): Promise<{ url: string; asked: () => number }> {
+async function serve(answers: { status: number; retryAfter?: string; body: unknown; raw?: string }[]): Promise<{ url: string; asked: () => number; authorization: () => (string | undefined)[] }> {
   let asked = 0;
-  server = http.createServer((_req, res) => {
+  const authorization: (string | undefined)[] = [];
+  server = http.createServer((req, res) => {
+    authorization.push(req.headers.authorization);
     const answer = answers[Math.min(asked++, answers.length - 1)];
     res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.retryAfter === undefined ? {} : { 'retry-after': answer.retryAfter }) });
-    res.end(JSON.stringify(answer.body));
+    res.end(answer.raw ?? JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked: () => asked };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked: () => asked, authorization: () => authorization };
 }
 
 const catchingUp = (retryAfter?: string) => ({ status: 503, retryAfter, body: { ok: false, error: 'The views are catching up (12 records to go).', catchingUp: { behindRecords: 12, behindSeconds: 1 } } });
@@ -67,8 +69,32 @@ describe('getJson', () => {
 
   it('does not ask again after another error with Retry-After', async () => {
     const { url, asked } = await serve([{ status: 429, retryAfter: '1', body: { ok: false, error: 'slow down' } }, { status: 200, body: {} }]);
-    await expect(getJson(url, '/x', undefined, async () => undefined)).rejects.toThrow('/x answered 429: slow down');
+    await expect(getJson(url, '/x', undefined, async () => undefined)).rejects.toThrow(/^\/x answered 429: slow down$/);
     expect(asked()).toBe(1);
+  });
+
+  it('sends the key as a bearer header, and says to pass one on a 401', async () => {
+    const { url, authorization } = await serve([{ status: 401, body: { ok: false, error: 'A key is needed.' } }]);
+    await expect(getJson(url, '/x', 'k-1')).rejects.toThrow(/^\/x answered 401: A key is needed\. Pass one of the endpoint's keys with --key\.$/);
+    await expect(getJson(url, '/x')).rejects.toThrow(/^\/x answered 401: /);
+    expect(authorization()).toEqual(['Bearer k-1', undefined]);
+  });
+
+  it('quotes the answer when it has no error to say, and says when it is not JSON or nothing answers', async () => {
+    const plain = await serve([{ status: 500, body: null, raw: 'null' }]);
+    await expect(getJson(plain.url, '/x')).rejects.toThrow(/^\/x answered 500: null$/);
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    const html = await serve([{ status: 200, body: null, raw: `<html>${'x'.repeat(300)}</html>` }]);
+    await expect(getJson(html.url, '/x')).rejects.toThrow(`${html.url}/x answered 200 without JSON: is --url the address of this package's endpoint?`);
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    const long = await serve([{ status: 500, body: null, raw: `{"ok":false,"detail":"${'y'.repeat(300)}"}` }]);
+    await expect(getJson(long.url, '/x')).rejects.toThrow(new RegExp(`^/x answered 500: \\{"ok":false,"detail":"y{178}$`));
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+    await expect(getJson(long.url, '/x')).rejects.toThrow(`Cannot reach the tracking endpoint at ${long.url} (nothing is listening there). Start one with \`serve\`, or pass its address with --url.`);
   });
 
   it('waits for real by default', async () => {

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
-import { CatchingUpError, DEFAULT_WAIT_BOUNDS, MAX_RETRY_AFTER_S, retryAfterSeconds } from '../../src/store/catching-up.js';
+import { CatchingUpError, DEFAULT_WAIT_BOUNDS } from '../../src/store/catching-up.js';
 import type { Backend, RecordStore } from '../../src/store/store.js';
 import { databases, msg } from './databases.js';
 
@@ -142,18 +142,5 @@ describe.each(DBS)('waits on $name', ({ fresh }) => {
       expect(await projectionOf(store).lag()).toEqual({ behindRecords: 1, behindSeconds: 0 });
       backend.lowestUnprojected = lowest;
     });
-  });
-});
-
-describe('retryAfterSeconds', () => {
-  it('gives whole seconds, at least 1 and at most 30', () => {
-    expect(MAX_RETRY_AFTER_S).toBe(30);
-    expect([0, 1, 999, 1000, 1001, 2500, 29_999, 30_000, 30_001, 1e9].map(retryAfterSeconds)).toEqual([1, 1, 1, 1, 2, 3, 30, 30, 30, 30]);
-  });
-});
-
-describe('DEFAULT_WAIT_BOUNDS', () => {
-  it('lets a write wait less than the middleware client waits for an answer (10 s), and a read 5 s', () => {
-    expect(DEFAULT_WAIT_BOUNDS).toEqual({ readMs: 5_000, writeMs: 4_000 });
   });
 });
