@@ -10,6 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTrackingEndpoint, type TrackingEndpoint } from '../../src/index.js';
 import { KeyPolicy } from '../../src/http/auth.js';
 import { TrackingEndpointError } from '../../src/errors.js';
+import { RequestLog } from '../../src/http/request-log.js';
+import type { EndpointContext, Route } from '../../src/http/router.js';
+import { closeServer, createEndpointServer, listen } from '../../src/http/server.js';
+import { resolveOptions } from '../../src/options.js';
+import type { RecordStore } from '../../src/store/store.js';
 
 const PIZZA_KEY = 'pizza-write-key-1';
 const SUPPORT_KEY = 'support-write-key-2';
@@ -313,5 +318,46 @@ describe('reader options', () => {
     expect(read('t6')).toBe(401);
     expect(p.readerCount).toBe(5);
     expect(() => new KeyPolicy([PIZZA_KEY], false, new Map(), { readers: ['a=t1:pizza'] })).toThrow(/no key has a name/);
+  });
+});
+
+describe('the router\'s side of read access (routes that erase, routes with a prefix)', () => {
+  it('answers an admin route 403 to a reader without the right, runs it for an admin, and hands the access and the rest of the path to a prefix route', async () => {
+    const options = resolveOptions({ port: 0, host: '0.0.0.0', database: false, apiKeys: [`pizza=${PIZZA_KEY}`], log: () => undefined });
+    const keys = new KeyPolicy([PIZZA_KEY], false, new Map([[PIZZA_KEY, 'pizza']]), { readers: [`r=${ALL}:pizza`, `a=${ADMIN}:admin`] });
+    const context: EndpointContext = { options, store: { isUnavailable: () => false } as unknown as RecordStore, keys, live: undefined as never, requests: new RequestLog(() => undefined, 0) };
+    const seen: string[] = [];
+    const routes = new Map<string, Route>([
+      ['/api/users', { prefix: true, read: true, admin: true, methods: {
+        DELETE: (_req, res, target) => {
+          seen.push(`${target.path} ${target.access.reader} ${target.access.admin}`);
+          res.end('erased');
+        },
+      } }],
+      ['/api/users/x', { read: true, methods: { GET: (_req, res, target) => res.end(`exact ${target.access.reader} ${[...target.access.bots ?? []].join(',')}`) } }],
+      ['/open', { methods: { GET: (_req, res, target) => res.end(`open ${target.access.reader} ${target.access.admin}`) } }],
+    ]);
+    const server = createEndpointServer(routes, context);
+    const at = `http://127.0.0.1:${await listen(server, options)}`;
+    try {
+      const erase = (path: string, token?: string) => fetch(`${at}${path}`, { method: 'DELETE', headers: token ? { authorization: `Bearer ${token}` } : {} });
+      const refused = await erase('/api/users/u-1', ALL);
+      expect(refused.status).toBe(403);
+      expect((await refused.json()).error).toBe('Erasing needs an admin reader (--reader NAME=TOKEN:admin).');
+      expect((await erase('/api/users/u-1')).status).toBe(401);
+      expect((await erase('/api/users/u-1', PIZZA_KEY)).status).toBe(401);
+      const done = await erase('/api/users/u-1/more', ADMIN);
+      expect([done.status, await done.text()]).toEqual([200, 'erased']);
+      expect(seen).toEqual(['/api/users/u-1/more a true']);
+      expect((await erase('/api/users', ADMIN)).status).toBe(200);
+      expect((await erase('/api/usersx', ADMIN)).status).toBe(404);
+      // An exact route wins over a prefix; a route that does not read gets open access.
+      expect(await (await fetch(`${at}/api/users/x`, { headers: { authorization: `Bearer ${ALL}` } })).text()).toBe(`exact r ${fingerprint(PIZZA_KEY)}`);
+      expect(await (await fetch(`${at}/open`)).text()).toBe('open null true');
+      const get = await fetch(`${at}/api/users/u-1`, { headers: { authorization: `Bearer ${ADMIN}` } });
+      expect([get.status, get.headers.get('allow')]).toEqual([405, 'DELETE']);
+    } finally {
+      await closeServer(server, 200);
+    }
   });
 });
