@@ -99,11 +99,11 @@ describe('transcript against an endpoint whose views are catching up', () => {
     } finally {
       await endpoint.close();
     }
-  }, 60_000);
+  });
 });
 
 describe('transcript against an endpoint with readers', () => {
-  it('reads with --token or TRACKING_READER_TOKEN, and says a write key cannot read', async () => {
+  it('reads with --token or TRACKING_READER_TOKEN, and says a write key cannot read', { timeout: 60_000 }, async () => {
     const endpoint = await start({ host: '0.0.0.0', readers: ['cli=cli-reader-token-1'] });
     try {
       const url = `http://127.0.0.1:${endpoint.port}`;
@@ -120,5 +120,5 @@ describe('transcript against an endpoint with readers', () => {
     } finally {
       await endpoint.close();
     }
-  }, 60_000);
+  });
 });

@@ -334,8 +334,8 @@ describe('the router\'s side of read access (routes that erase, routes with a pr
           res.end('erased');
         },
       } }],
-      ['/api/users/x', { read: true, methods: { GET: (_req, res, target) => res.end(`exact ${target.access.reader} ${[...target.access.bots ?? []].join(',')}`) } }],
-      ['/open', { methods: { GET: (_req, res, target) => res.end(`open ${target.access.reader} ${target.access.admin}`) } }],
+      ['/api/users/x', { read: true, methods: { GET: (_req, res, target) => void res.end(`exact ${target.access.reader} ${[...target.access.bots ?? []].join(',')}`) } }],
+      ['/open', { methods: { GET: (_req, res, target) => void res.end(`open ${target.access.reader} ${target.access.admin}`) } }],
     ]);
     const server = createEndpointServer(routes, context);
     const at = `http://127.0.0.1:${await listen(server, options)}`;
@@ -343,7 +343,7 @@ describe('the router\'s side of read access (routes that erase, routes with a pr
       const erase = (path: string, token?: string) => fetch(`${at}${path}`, { method: 'DELETE', headers: token ? { authorization: `Bearer ${token}` } : {} });
       const refused = await erase('/api/users/u-1', ALL);
       expect(refused.status).toBe(403);
-      expect((await refused.json()).error).toBe('Erasing needs an admin reader (--reader NAME=TOKEN:admin).');
+      expect(((await refused.json()) as { error: string }).error).toBe('Erasing needs an admin reader (--reader NAME=TOKEN:admin).');
       expect((await erase('/api/users/u-1')).status).toBe(401);
       expect((await erase('/api/users/u-1', PIZZA_KEY)).status).toBe(401);
       const done = await erase('/api/users/u-1/more', ADMIN);
