@@ -24,6 +24,11 @@ export interface TrackingEndpoint {
   readonly imported: ImportReport | undefined;
   /** True when any non-placeholder key is accepted (no keys were configured). */
   readonly acceptsAnyKey: boolean;
+  /**
+   * Who may read: how many readers (tokens, or users the auth proxy may name), the proxy's header
+   * when reads trust one, and whether reads are open (loopback with no reader). Never a token.
+   */
+  readonly access: { readonly readerCount: number; readonly proxyUserHeader: string | undefined; readonly open: boolean };
   /** The stored records (`await endpoint.store.count()`, `records()`, `record(seq)`, `lastSeq()`). */
   readonly store: StoredRecords;
   /**
@@ -72,6 +77,8 @@ function formatUrl(host: string, port: number): string {
  */
 export async function startTrackingEndpoint(options: TrackingEndpointOptions = {}): Promise<TrackingEndpoint> {
   const resolved = resolveOptions(options);
+  // Readers are checked before the database is opened: a bad --reader stops nothing half-started.
+  const keys = new KeyPolicy(resolved.apiKeys, resolved.loopback, resolved.botNames, { readers: resolved.readers, trustProxyUser: resolved.trustProxyUser, readerUsers: resolved.readerUsers });
   const { store, imported } = await openStore({
     database: resolved.database, fsync: resolved.fsync, importFrom: resolved.importFrom, masking: resolved.masking, log: resolved.log,
     waits: { readMs: resolved.maxReadWaitMs, writeMs: resolved.maxWriteWaitMs },
@@ -79,7 +86,6 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
   if (imported !== undefined) {
     resolved.log(`tracking endpoint: imported ${imported.records} record(s) from ${imported.file} (an earlier version's data file, left in place)${imported.skipped > 0 ? `; skipped ${imported.skipped} unreadable line(s)` : ''}.`);
   }
-  const keys = new KeyPolicy(resolved.apiKeys, resolved.loopback, resolved.botNames);
   // Live streams write a comment well within the idle-socket timeout, so it never cuts them.
   const live = new LiveFeed(store, { heartbeatMs: Math.min(15_000, Math.floor(socketIdleTimeoutMs(resolved) / 3)), maxStreams: MAX_LIVE_STREAMS });
   const requests = new RequestLog(resolved.log, resolved.summaryIntervalMs, () => `records kept in ${store.kind} (${store.location})`);
@@ -104,6 +110,7 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
     database: { kind: store.kind, location: store.location },
     imported,
     acceptsAnyKey: keys.acceptsAnyKey,
+    access: { readerCount: keys.readerCount, proxyUserHeader: keys.proxyUserHeader, open: resolved.loopback && keys.readerCount === 0 && keys.proxyUserHeader === undefined },
     store,
     close() {
       live.close(); // ends the live streams, so they never hold the close up

@@ -37,6 +37,22 @@ export interface TrackingEndpointOptions {
    */
   apiKeys?: readonly string[];
   /**
+   * Readers: who may read the data, each with a token of its own (write keys never read).
+   * `'NAME=TOKEN'` reads every bot; `'NAME=TOKEN:pizza,support'` only those bots (names given in
+   * `apiKeys`); `'NAME=TOKEN:*:admin'` or `'NAME=TOKEN:pizza:admin'` may also erase users' data.
+   * Off loopback, reads need one (`Authorization: Bearer TOKEN`); on loopback reads are open
+   * unless a reader is given. Tokens cannot hold `:`; they are compared in constant time and never logged.
+   */
+  readers?: readonly string[];
+  /**
+   * Trust an auth proxy (oauth2-proxy, an SSO gateway) to name the signed-in user in this request
+   * header (`'X-Forwarded-User'`): reads then need it, and the user one of `readerUsers`. Only
+   * when nothing but the proxy can reach the endpoint.
+   */
+  trustProxyUser?: string;
+  /** The users the auth proxy may name: `'NAME'`, `'NAME:pizza,support'`, `'NAME:*:admin'` (as `readers`, without a token). */
+  readerUsers?: readonly string[];
+  /**
    * Where records are kept: a SQLite file (relative to `process.cwd()`; default
    * `.tracking-data/tracking.db`, created with its folder, readable by this user only), a
    * PostgreSQL URL (`postgres://user:password@host:5432/db`, to run several endpoints on one
@@ -113,6 +129,10 @@ export interface ResolvedOptions {
   /** The accepted keys, and the bot names given to some of them. */
   apiKeys: readonly string[];
   botNames: ReadonlyMap<string, string>;
+  /** The readers, and the auth proxy's header and users, as given (checked when the endpoint starts). */
+  readers: readonly string[];
+  trustProxyUser: string | undefined;
+  readerUsers: readonly string[];
   /** A SQLite file (absolute), a PostgreSQL URL, or `false` (in memory). */
   database: string | false;
   /** An earlier version's NDJSON data file to import once, if it exists. */
@@ -214,6 +234,9 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
     host,
     apiKeys,
     botNames,
+    readers: options.readers ?? [],
+    trustProxyUser: options.trustProxyUser,
+    readerUsers: options.readerUsers ?? [],
     ...databaseOf(options.database !== undefined ? options.database : options.dataFile),
     fsync: options.fsync ?? false,
     retentionDays,

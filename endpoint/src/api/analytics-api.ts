@@ -66,7 +66,7 @@ async function series(store: RecordStore, bucket: TimeseriesBucket | 'auto', lim
  * `limit` buckets. `revenue` is `null` when the range's revenue is in several currencies. 400 for an
  * unknown bucket, a bad limit or a bad filter.
  */
-export async function handleTimeseries(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
+export async function handleTimeseries(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
   const bucket = query.get('bucket') ?? 'auto';
   if (!BUCKETS.includes(bucket)) {
     return sendError(res, 400, 'bucket must be auto, minute, hour, day, week or month.', [
@@ -75,7 +75,7 @@ export async function handleTimeseries(_req: IncomingMessage, res: ServerRespons
   }
   const limit = limitParam(query, 60, MAX_POINTS);
   if (limit === undefined) return badLimit(res, MAX_POINTS);
-  const parsed = filterParams(query, keys);
+  const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const [body, money] = await Promise.all([series(store, bucket as TimeBucket | 'week' | 'month' | 'auto', limit, parsed.filter), revenue(store, parsed.filter, 1)]);
   // Amounts in different currencies are never added: no revenue figure when the range has several.
@@ -90,10 +90,10 @@ export async function handleTimeseries(_req: IncomingMessage, res: ServerRespons
  * `GET /api/intents?limit=N&…filter`: intents most used first (default 20), with incoming and
  * outgoing counts; incoming and `NotHandled` totals. CSV tables: `intents` (the default) and `summary`.
  */
-export async function handleIntents(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
+export async function handleIntents(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
   const limit = limitParam(query, 20);
   if (limit === undefined) return badLimit(res);
-  const parsed = filterParams(query, keys);
+  const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body: IntentsResponse = await intentStats(store, limit, parsed.filter);
   sendView(res, query, 'intents', body, {
@@ -108,14 +108,15 @@ export async function handleIntents(_req: IncomingMessage, res: ServerResponse, 
   });
 }
 
-/** `GET /api/record?seq=N`: one stored record, body included; 404 when there is none with that `seq`. */
-export async function handleRecord(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store }: EndpointContext): Promise<void> {
+/** `GET /api/record?seq=N`: one stored record, body included; 404 when there is none with that `seq` (or it is a bot's the reader may not see). */
+export async function handleRecord(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store }: EndpointContext): Promise<void> {
   const seq = Number(query.get('seq'));
   if (!Number.isSafeInteger(seq) || seq < 1) {
     return sendError(res, 400, 'Give ?seq=N, the seq of a transcript entry.', [{ path: 'seq', expected: 'a whole number > 0', received: query.get('seq') === null ? 'missing' : 'something else' }]);
   }
   const record = await store.record(seq);
-  if (!record) return sendError(res, 404, `No record with seq ${seq}.`);
+  // Another bot's record, to a reader scoped to some bots, is as missing as one never stored.
+  if (!record || (access.bots !== null && !access.bots.has(record.bot))) return sendError(res, 404, `No record with seq ${seq}.`);
   const body: RecordResponse = { record };
   sendJson(res, 200, body);
 }

@@ -21,8 +21,8 @@ const MAX_FUNNEL_STEPS = 10;
 
 /** A view handler: the filter is parsed (400 when it is bad) before `run` gets it. */
 function view(run: (res: ServerResponse, query: URLSearchParams, filter: ReadFilter, context: EndpointContext) => Promise<void> | void): Handler {
-  return async (_req: IncomingMessage, res: ServerResponse, { query }: Target, context: EndpointContext) => {
-    const parsed = filterParams(query, context.keys);
+  return async (_req: IncomingMessage, res: ServerResponse, { query, access }: Target, context: EndpointContext) => {
+    const parsed = filterParams(query, context.keys, access);
     if (!parsed.ok) return badFilter(res, parsed.problems);
     await run(res, query, parsed.filter, context);
   };

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RecordStore } from '../store/store.js';
+import { botsState } from '../read/charts.js';
 import { sendError } from '../http/respond.js';
 import type { RecordsEvent } from '../types.js';
 
@@ -27,7 +28,8 @@ const RETRY_MS = 2000;
 
 /** Server-sent events about new records, for every open `/api/events` stream of one endpoint. */
 export class LiveFeed {
-  private readonly streams = new Set<ServerResponse>();
+  /** Each open stream, with the bots its reader may see (`null`: every bot) and the last event it was sent. */
+  private readonly streams = new Map<ServerResponse, { bots: ReadonlySet<string> | null; last: string }>();
   private readonly unsubscribe: () => void;
   private heartbeat: NodeJS.Timeout | undefined;
   private pending: NodeJS.Timeout | undefined;
@@ -45,18 +47,47 @@ export class LiveFeed {
     return this.streams.size;
   }
 
-  /** The `records` event: where the store stands now. */
-  private async current(): Promise<string> {
-    const [lastSeq, records] = await Promise.all([this.store.lastSeq(), this.store.count()]);
-    const state: RecordsEvent = { lastSeq, records };
+  /** The `records` event: where the store stands now, for a reader who sees `bots` (`null`: every bot). */
+  private async current(bots: ReadonlySet<string> | null): Promise<string> {
+    let state: RecordsEvent;
+    if (bots === null) {
+      const [lastSeq, records] = await Promise.all([this.store.lastSeq(), this.store.count()]);
+      state = { lastSeq, records };
+    } else state = await botsState(this.store, [...bots]);
     return `event: records\ndata: ${JSON.stringify(state)}\n\n`;
+  }
+
+  /** The `records` event for every stream (one read per scope), sent to those whose state changed. */
+  private async sendCurrent(): Promise<void> {
+    const events = new Map<string, Promise<string>>();
+    const scopeKey = (bots: ReadonlySet<string> | null) => (bots === null ? '*' : [...bots].sort().join(','));
+    for (const { bots } of this.streams.values()) {
+      const key = scopeKey(bots);
+      if (!events.has(key)) events.set(key, this.current(bots));
+    }
+    const texts = new Map<string, string>();
+    for (const [key, event] of events) texts.set(key, await event);
+    if (this.closed) return;
+    for (const [res, stream] of this.streams) {
+      const text = texts.get(scopeKey(stream.bots));
+      if (text !== undefined && text !== stream.last) this.write(res, stream, text);
+    }
+  }
+
+  private write(res: ServerResponse, stream: { last: string }, text: string): void {
+    stream.last = text;
+    if (res.writableLength > MAX_BUFFERED) {
+      res.destroy();
+      this.drop(res);
+    } else res.write(text);
   }
 
   /**
    * Answers `GET /api/events`: `text/event-stream`, starting with the current `records` event.
-   * 503 (with `Retry-After`) when the cap is reached or the endpoint is closing.
+   * 503 (with `Retry-After`) when the cap is reached or the endpoint is closing. A reader scoped to
+   * `bots` is told only about theirs: their last seq and record count, sent when those change.
    */
-  open(req: IncomingMessage, res: ServerResponse): void {
+  open(req: IncomingMessage, res: ServerResponse, bots: ReadonlySet<string> | null = null): void {
     if (this.closed || this.streams.size >= this.options.maxStreams) {
       const why = this.closed ? 'The endpoint is stopping.' : `Too many live streams are open (${this.options.maxStreams}); close a tab, or poll /api/summary instead.`;
       sendError(res, 503, why, undefined, { 'Retry-After': 5 });
@@ -72,11 +103,12 @@ export class LiveFeed {
       return;
     }
     res.write(`retry: ${RETRY_MS}\n`);
-    this.streams.add(res);
+    const stream = { bots, last: '' };
+    this.streams.set(res, stream);
     res.on('close', () => this.drop(res));
-    this.current().then(
+    this.current(bots).then(
       (event) => {
-        if (this.streams.has(res)) res.write(event);
+        if (this.streams.has(res)) this.write(res, stream, event);
       },
       () => undefined, // the database is away: the next change (or the reader's reconnect) brings it
     );
@@ -92,7 +124,7 @@ export class LiveFeed {
   }
 
   private send(text: string): void {
-    for (const res of this.streams) {
+    for (const res of this.streams.keys()) {
       if (res.writableLength > MAX_BUFFERED) {
         res.destroy();
         this.drop(res);
@@ -112,10 +144,8 @@ export class LiveFeed {
     }
     this.pending = setTimeout(() => {
       this.reading = true;
-      this.current()
-        .then((event) => {
-          if (!this.closed) this.send(event);
-        }, () => undefined)
+      this.sendCurrent()
+        .catch(() => undefined)
         .finally(() => {
           this.pending = undefined;
           this.reading = false;
@@ -134,7 +164,7 @@ export class LiveFeed {
     clearTimeout(this.pending);
     clearInterval(this.heartbeat);
     this.pending = this.heartbeat = undefined;
-    for (const res of this.streams) res.end();
+    for (const res of this.streams.keys()) res.end();
     this.streams.clear();
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
-import type { KeyPolicy } from '../http/auth.js';
+import type { KeyPolicy, ReadAccess } from '../http/auth.js';
 import { sendError } from '../http/respond.js';
 import type { ReadFilter } from '../read/filter.js';
 
@@ -35,10 +35,11 @@ function timeParam(raw: string): number | undefined {
 /**
  * The filter in the query string, or the problems with it. `bot` takes a bot's name (given with
  * its key, `NAME=KEY`) or its fingerprint; `from` and `to` (exclusive) take dates, date-times or
- * epoch milliseconds.
+ * epoch milliseconds. A reader with a scope reads only its bots (`bots`): a `bot` outside it
+ * reaches nothing, as a bot without data would.
  */
-export function filterParams(query: URLSearchParams, keys: KeyPolicy): { ok: true; filter: ReadFilter } | { ok: false; problems: ValidationIssue[] } {
-  const filter: ReadFilter = {};
+export function filterParams(query: URLSearchParams, keys: KeyPolicy, access: ReadAccess): { ok: true; filter: ReadFilter } | { ok: false; problems: ValidationIssue[] } {
+  const filter: ReadFilter = access.bots === null ? {} : { bots: [...access.bots] };
   const problems: ValidationIssue[] = [];
   for (const name of ['bot', 'platform', 'channel', 'intent'] as const) {
     const value = query.get(name);
@@ -61,4 +62,9 @@ export function filterParams(query: URLSearchParams, keys: KeyPolicy): { ok: tru
 /** Answers 400 listing the problems with the filter. */
 export function badFilter(res: ServerResponse, problems: ValidationIssue[]): void {
   sendError(res, 400, `The ${problems.map((p) => p.path).join(' and ')} parameter${problems.length === 1 ? ' is' : 's are'} not valid; see problems.`, problems);
+}
+
+/** The bots a reader may see, as a filter's `bots`: `undefined` for every bot. */
+export function scopeOf(access: ReadAccess): string[] | undefined {
+  return access.bots === null ? undefined : [...access.bots];
 }

@@ -8,7 +8,8 @@ import { summarise } from '../read/charts.js';
 import { sendError } from '../http/respond.js';
 import { sendView } from './export.js';
 import type { EndpointContext, Target } from '../http/router.js';
-import { badFilter, badLimit, filterParams, limitParam } from './params.js';
+import { badFilter, badLimit, filterParams, limitParam, scopeOf } from './params.js';
+import { botsOf } from '../read/filter.js';
 import type { TrackingSummary, TranscriptResponse } from '../types.js';
 
 const DEFAULT_LIMIT = 1000;
@@ -21,10 +22,10 @@ const MAX_TRANSCRIPT = 50_000;
  * only those active on platform `P` (`(none)`: the scripted form), on channel `C`, for bot `B`,
  * between `from` and `to`, and with a message of intent `I`, when given.
  */
-export async function handleUsers(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
+export async function handleUsers(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
   const limit = limitParam(query, DEFAULT_LIMIT);
   if (limit === undefined) return badLimit(res);
-  const parsed = filterParams(query, keys);
+  const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body = await listUsers(store, parsed.filter, limit);
   for (const user of body.users) if (user.bot !== undefined) user.botName = keys.nameOf(user.bot);
@@ -35,10 +36,10 @@ export async function handleUsers(_req: IncomingMessage, res: ServerResponse, { 
 }
 
 /** `GET /api/conversations?…`: conversations with users, last activity, counts, platform and channel; filtered as `/api/users`. */
-export async function handleConversations(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
+export async function handleConversations(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
   const limit = limitParam(query, DEFAULT_LIMIT);
   if (limit === undefined) return badLimit(res);
-  const parsed = filterParams(query, keys);
+  const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body = await listConversations(store, parsed.filter, limit);
   for (const conversation of body.conversations) if (conversation.bot !== undefined) conversation.botName = keys.nameOf(conversation.bot);
@@ -54,7 +55,7 @@ export async function handleConversations(_req: IncomingMessage, res: ServerResp
  * latest before record `before=SEQ` (to page back); `total` counts them all. 404 when nothing was
  * recorded for it.
  */
-export async function handleTranscript(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
+export async function handleTranscript(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
   const userId = query.get('user');
   const conversationId = query.get('conversation');
   if ((userId === null) === (conversationId === null)) {
@@ -70,7 +71,8 @@ export async function handleTranscript(_req: IncomingMessage, res: ServerRespons
     return sendError(res, 400, 'before must be the seq of an entry (a whole number above 0), to page back from it.', [{ path: 'before', expected: 'a whole number > 0', received: JSON.stringify(beforeText!.slice(0, 20)) }]);
   }
   const bot = query.get('bot');
-  const transcript = await readTranscript(store, userId !== null ? { userId } : { conversationId: conversationId as string }, bot ? keys.botFor(bot) : undefined, limit, before);
+  const bots = botsOf({ bot: bot ? keys.botFor(bot) : undefined, bots: scopeOf(access) });
+  const transcript = await readTranscript(store, userId !== null ? { userId } : { conversationId: conversationId as string }, bots, limit, before);
   if (!transcript) {
     return sendError(res, 404, userId !== null ? 'No records for this user; /api/users lists the users seen.' : 'No records for this conversation; /api/conversations lists them.');
   }
@@ -98,8 +100,8 @@ function perCurrency(summary: TrackingSummary): TrackingSummary {
  * revenue per currency; narrowed by the filter. As CSV, every figure the JSON holds, one a line:
  * `figure,name,value` (`by intent,Greet,13`; `revenue,EUR,70`).
  */
-export async function handleSummary(_req: IncomingMessage, res: ServerResponse, { query }: Target, { store, keys }: EndpointContext): Promise<void> {
-  const parsed = filterParams(query, keys);
+export async function handleSummary(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
+  const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body: TrackingSummary = perCurrency(await summarise(store, parsed.filter));
   const each = (figure: string, counts: Record<string, number>) => Object.entries(counts).map(([name, n]) => [figure, name, n]);

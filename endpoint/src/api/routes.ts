@@ -18,7 +18,7 @@ const INDEX = {
   service: 'botbuilder-conversation-analytics local tracking endpoint',
   routes: {
     'POST /track?platform=&v=&type=&apiKey=': 'record an incoming or outgoing message or an event (as the tracking spec describes)',
-    'GET /': 'in a browser: transcripts and charts, updated live (off loopback: /?key=KEY)',
+    'GET /': 'in a browser: transcripts and charts, updated live (off loopback: sign in with a reader token)',
     'GET /api/users': 'users, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
@@ -38,6 +38,7 @@ const INDEX = {
     'GET /api/analytics/revenue': 'revenue by currency, per day, per user',
     'GET /api/search?q=TEXT&user=ID': 'messages that match, newest first',
     'GET /api/events': 'server-sent events: a "records" event whenever records arrive',
+    'GET /api/access': 'who is reading (the reader\'s name), the bots they may see, and whether they may erase',
     'GET /healthz': 'for load balancers: 200 when the database answers, else 503',
   },
   filter: '?bot=NAME|FINGERPRINT &platform=P &channel=C &from=2026-11-01 &to=2026-12-01 (to is exclusive; dates, date-times or epoch ms)',
@@ -64,15 +65,21 @@ async function handleHealth(_req: IncomingMessage, res: ServerResponse, _target:
   else sendError(res, 503, health.reason, undefined, { 'Retry-After': 5 });
 }
 
-/** `GET /api/bots`: each bot that sent records (its key's fingerprint), with the name given to its key, and its record count. */
-async function handleBots(_req: IncomingMessage, res: ServerResponse, _target: Target, { store, keys }: EndpointContext): Promise<void> {
-  const bots = await recordsPerBot(store);
+/** `GET /api/bots`: each bot that sent records (its key's fingerprint) that the reader may see, with the name given to its key, and its record count. */
+async function handleBots(_req: IncomingMessage, res: ServerResponse, { access }: Target, { store, keys }: EndpointContext): Promise<void> {
+  const bots = (await recordsPerBot(store)).filter(({ bot }) => access.bots === null || access.bots.has(bot));
   const body: BotsResponse = { bots: bots.map(({ bot, records }) => ({ bot, name: keys.nameOf(bot) ?? null, records })) };
   sendJson(res, 200, body);
 }
 
-function handleEvents(req: IncomingMessage, res: ServerResponse, _target: Target, { live }: EndpointContext): void {
-  live.open(req, res);
+function handleEvents(req: IncomingMessage, res: ServerResponse, { access }: Target, { live }: EndpointContext): void {
+  live.open(req, res, access.bots);
+}
+
+/** `GET /api/access`: who is reading (null when reads are open), the bots they may see (null: every bot), and whether they may erase. */
+function handleAccess(_req: IncomingMessage, res: ServerResponse, { access }: Target, { keys }: EndpointContext): void {
+  const bots = access.bots === null ? null : [...access.bots].map((bot) => ({ bot, name: keys.nameOf(bot) ?? null }));
+  sendJson(res, 200, { reader: access.reader, bots, admin: access.admin });
 }
 
 /** Builds the route table: path → route. */
@@ -100,6 +107,7 @@ export function createRoutes(): Map<string, Route> {
     ['/api/analytics/revenue', { methods: { GET: handleRevenue }, read: true }],
     ['/api/search', { methods: { GET: handleSearch }, read: true }],
     ['/api/events', { methods: { GET: handleEvents }, read: true }],
+    ['/api/access', { methods: { GET: handleAccess }, read: true }],
     ['/healthz', { methods: { GET: handleHealth }, anyHost: true }],
   ]);
 }

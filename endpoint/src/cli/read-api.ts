@@ -20,7 +20,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * GETs `${baseUrl}${path}` and returns the parsed JSON. A 503 with `Retry-After` is asked again
  * after it, `READ_RETRIES` times at most (`wait` waits; tests give their own). Rejects with an
  * `Error` whose message says what to do when nothing answers, the key is missing, or the answer
- * is an error or not JSON. `key`, when given, is sent as `Authorization: Bearer` (needed when the
+ * is an error or not JSON. `key` (a reader token), when given, is sent as `Authorization: Bearer` (needed when the
  * endpoint is not on loopback).
  */
 export async function getJson<T>(baseUrl: string, path: string, key?: string, wait: (ms: number) => Promise<void> = sleep): Promise<T> {
@@ -47,7 +47,7 @@ export async function getJson<T>(baseUrl: string, path: string, key?: string, wa
     }
     if (!response.ok) {
       const message = (body as { error?: unknown })?.error;
-      const hint = response.status === 401 ? ' Pass one of the endpoint\'s keys with --key.' : '';
+      const hint = response.status === 401 ? ' Pass a reader token with --token (or env TRACKING_READER_TOKEN); write keys cannot read.' : '';
       throw new Error(`${path} answered ${response.status}: ${typeof message === 'string' ? message : text.slice(0, 200)}${hint}`);
     }
     return body as T;

@@ -19,7 +19,18 @@ Options:
   --key [NAME=]KEY         An accepted API key, one per bot, optionally named (pizza-bot=sk_…);
                            repeat for several (also env TRACKING_API_KEYS, comma-separated, and
                            TRACKING_API_KEY). Without any, every key that is not a placeholder is
-                           accepted (only allowed on 127.0.0.1).
+                           accepted (only allowed on 127.0.0.1). Write keys never read.
+  --reader NAME=TOKEN[:BOTS][:admin]
+                           A reader and its token (repeat; also env TRACKING_READERS, comma-
+                           separated): NAME=TOKEN reads every bot, NAME=TOKEN:pizza,support only
+                           those (names from --key), :admin may also erase a user's data
+                           (NAME=TOKEN:admin, NAME=TOKEN:pizza:admin). Off 127.0.0.1, reads need
+                           a reader token (Authorization: Bearer TOKEN); on it, once one is given
+  --trust-proxy-user HEADER
+                           Reads come through an auth proxy that names the signed-in user in
+                           HEADER (X-Forwarded-User); requests without it are refused (401)
+  --reader-user NAME[:BOTS][:admin]
+                           A user the proxy may name, and what they may read (repeat)
   --data FILE              SQLite database file (default ${DEFAULT_DATABASE_FILE}); an earlier
                            version's .ndjson data file is imported once into FILE.db
   --database URL           PostgreSQL instead: postgres://user:password@host:5432/db (also env
@@ -49,6 +60,14 @@ export function collectKeys(flags: readonly string[] | undefined, env: NodeJS.Pr
   return [...new Set([...(flags ?? []), ...fromEnv].map((key) => key.trim()).filter((key) => key.length > 0))];
 }
 
+/** Who may read, as the start-up lines say it (never a token). */
+function readers(endpoint: TrackingEndpoint): string {
+  const { readerCount, proxyUserHeader } = endpoint.access;
+  if (proxyUserHeader !== undefined) return `signed in through the auth proxy's ${proxyUserHeader} header, ${readerCount} user${readerCount === 1 ? '' : 's'}`;
+  if (readerCount > 0) return `${readerCount} reader token${readerCount === 1 ? '' : 's'}, as Authorization: Bearer`;
+  return endpoint.access.open ? 'open on this machine: no --reader given' : 'nobody yet: give --reader NAME=TOKEN to read';
+}
+
 async function describe(endpoint: TrackingEndpoint, keyCount: number): Promise<string[]> {
   const stored = await endpoint.store.count();
   const { kind, location } = endpoint.database;
@@ -58,7 +77,7 @@ async function describe(endpoint: TrackingEndpoint, keyCount: number): Promise<s
     `Tracking endpoint listening on ${endpoint.url}`,
     `  Track:  POST ${endpoint.url}/track  (${endpoint.acceptsAnyKey ? 'no --key given: accepting any API key that is not a placeholder' : `accepting ${keyCount} API key${keyCount === 1 ? '' : 's'}`})`,
     `  Page:   ${endpoint.url}/  (transcripts and charts, live)`,
-    `  Read:   ${endpoint.url}/api/summary, /api/users, /api/conversations, /api/transcript?user=ID`,
+    `  Read:   ${endpoint.url}/api/summary, /api/users, /api/conversations, /api/transcript?user=ID  (${readers(endpoint)})`,
     `  Data:   ${where} (${stored} record${stored === 1 ? '' : 's'})`,
     ...(imported !== undefined
       ? [`  Import: ${imported.records} record(s) from ${imported.file} (left in place)${imported.skipped > 0 ? `; ${imported.skipped} unreadable line(s) skipped` : ''}`]
@@ -106,6 +125,9 @@ export const serveCommand: Command = {
         host: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         key: { type: 'string', multiple: true },
+        reader: { type: 'string', multiple: true },
+        'trust-proxy-user': { type: 'string' },
+        'reader-user': { type: 'string', multiple: true },
         data: { type: 'string' },
         database: { type: 'string' },
         memory: { type: 'boolean' },
@@ -138,6 +160,9 @@ export const serveCommand: Command = {
       host: values.host,
       allowedHosts: [...(values['allowed-host'] ?? []), ...(io.env.TRACKING_ALLOWED_HOSTS ?? '').split(',')].map((name) => name.trim()).filter(Boolean),
       apiKeys,
+      readers: [...(values.reader ?? []), ...(io.env.TRACKING_READERS ?? '').split(',')].map((entry) => entry.trim()).filter(Boolean),
+      trustProxyUser: values['trust-proxy-user'],
+      readerUsers: values['reader-user'],
       database: values.memory ? false : (values.data ?? databaseUrl),
       retentionDays,
       fsync: values.fsync,

@@ -23,7 +23,9 @@ Options:
   --conversation ID        Only this conversation's transcript, and a summary of it only
   --limit N                At most N users, most recently active first (default 20; 0 = all).
                            The output says how many users it left out
-  --key KEY                API key, needed when the endpoint is not on this machine (env TRACKING_API_KEY)
+  --token TOKEN            A reader token (--reader NAME=TOKEN on the endpoint), needed when the
+                           endpoint is not on this machine or has readers (env TRACKING_READER_TOKEN).
+                           Write keys cannot read
   --json                   Print the transcripts and the summary as JSON instead of text
   -h, --help               Show this help`;
 
@@ -68,7 +70,7 @@ export const transcriptCommand: Command = {
         user: { type: 'string' },
         conversation: { type: 'string' },
         limit: { type: 'string' },
-        key: { type: 'string' },
+        token: { type: 'string' },
         json: { type: 'boolean' },
       },
     });
@@ -77,7 +79,7 @@ export const transcriptCommand: Command = {
       throw new UsageError(`--limit is the number of users to show; it does not go with --${values.user !== undefined ? 'user' : 'conversation'}.`);
     }
     const baseUrl = baseUrlOption(values.url ?? defaultBaseUrl(io.env));
-    const key = values.key ?? io.env.TRACKING_API_KEY;
+    const key = values.token ?? (io.env.TRACKING_READER_TOKEN || undefined);
     const limit = intOption('limit', values.limit, 0) ?? 20;
     const read = <T>(path: string) => getJson<T>(baseUrl, path, key);
 

@@ -4,13 +4,15 @@
  * logged 500 instead of a crash. Add a route (a browser page, say) by adding it to the table.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { KeyPolicy } from './auth.js';
+import { OPEN_ACCESS, type KeyPolicy, type ReadAccess } from './auth.js';
 import type { LiveFeed } from '../api/live.js';
 import type { ResolvedOptions } from '../options.js';
 import { hostHeaderName, isLoopback } from './hosts.js';
 import { sendCatchingUp, sendError } from './respond.js';
 import { CatchingUpError, StoreUnavailableError, type RecordStore } from '../store/store.js';
 import type { RequestLog } from './request-log.js';
+
+export type { ReadAccess } from './auth.js';
 
 /** What every handler can use. */
 export interface EndpointContext {
@@ -27,15 +29,21 @@ export interface EndpointContext {
 export interface Target {
   path: string;
   query: URLSearchParams;
+  /** Who is reading and what they may see: checked for routes with `read: true`, open access otherwise. */
+  access: ReadAccess;
 }
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, target: Target, context: EndpointContext) => void | Promise<void>;
 
 /** One path: a handler per method (`HEAD` falls back to `GET`), and whether it reads tracked data. */
 export interface Route {
-  methods: Partial<Record<'GET' | 'POST', Handler>>;
-  /** Reads tracked data: on a non-loopback address it needs a key. */
+  methods: Partial<Record<'GET' | 'POST' | 'DELETE', Handler>>;
+  /** Reads tracked data: it needs a reader (off loopback, or when readers are configured); the handler sees what it may in `target.access`. */
   read?: boolean;
+  /** Erases data: a reader without the admin right is answered 403 (implies `read`). */
+  admin?: boolean;
+  /** Matches `path` and anything under `path/`; the handler reads the rest from `target.path`. */
+  prefix?: boolean;
   /** Answers whatever the `Host` (a load balancer's health check by address): it reveals nothing. */
   anyHost?: boolean;
 }
@@ -57,7 +65,7 @@ function parseTarget(url: string): Target {
     }
   }
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-  return { path, query: new URLSearchParams(search) };
+  return { path, query: new URLSearchParams(search), access: OPEN_ACCESS };
 }
 
 /** Routes one request. Never throws and never rejects. */
@@ -66,7 +74,7 @@ export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessag
     // Stryker disable next-line StringLiteral: a request the server hands to its listener always has a url
     const target = parseTarget(req.url ?? '/');
     context.requests.watch(req, res, target.path);
-    const route = routes.get(target.path);
+    const route = routes.get(target.path) ?? prefixRoute(routes, target.path);
     if (!route?.anyHost && !hostAllowed(req, context.options)) {
       // A request addressed to a name that is not the endpoint's (DNS rebinding): writes included.
       sendError(res, 403, 'This endpoint answers only requests addressed to its own name (localhost, the address it listens on, or a name given with allowedHosts / --allowed-host).');
@@ -77,25 +85,43 @@ export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessag
       return;
     }
     const method = req.method === 'HEAD' ? 'GET' : req.method;
-    // Stryker disable next-line ConditionalExpression: Node's parser takes only its fixed list of upper-case methods, and none but GET and POST names a property of route.methods
-    const handler = method === 'GET' || method === 'POST' ? route.methods[method] : undefined;
+    // Stryker disable next-line ConditionalExpression: Node's parser takes only its fixed list of upper-case methods, and none but GET, POST and DELETE names a property of route.methods
+    const handler = method === 'GET' || method === 'POST' || method === 'DELETE' ? route.methods[method] : undefined;
     if (!handler) {
       const allow = Object.keys(route.methods).flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
       sendError(res, 405, `${req.method} is not allowed on ${target.path}; use ${allow}.`, undefined, { Allow: allow });
       return;
     }
-    if (route.read) {
-      const access = context.keys.checkRead(req, target.query.get('apiKey'));
-      if (!access.ok) {
-        sendError(res, access.status, access.error);
+    if (route.read || route.admin) {
+      const check = context.keys.checkRead(req);
+      if (!check.ok) {
+        sendError(res, check.status, check.error);
         return;
       }
+      if (route.admin && !check.access.admin) {
+        sendError(res, 403, 'Erasing needs an admin reader (--reader NAME=TOKEN:admin).');
+        return;
+      }
+      target.access = check.access;
     }
     const result = handler(req, res, target, context);
     if (result) result.catch((error: unknown) => fail(res, context, error));
   } catch (error) {
     fail(res, context, error);
   }
+}
+
+/** The route with `prefix` whose path `path` is under (the longest). */
+function prefixRoute(routes: ReadonlyMap<string, Route>, path: string): Route | undefined {
+  let found: Route | undefined;
+  let length = 0;
+  for (const [at, route] of routes) {
+    if (route.prefix && path.startsWith(`${at}/`) && at.length > length) {
+      found = route;
+      length = at.length;
+    }
+  }
+  return found;
 }
 
 /** True when the request's `Host` names this endpoint: a loopback name, its address, or an allowed name (a missing Host, HTTP/1.0, passes). */

@@ -29,24 +29,29 @@ export const PAGE_HTML = htmlDocument(`<noscript><p class="notice">This page nee
 <div id="app" class="app"></div>`, true);
 
 /** Why the page is not shown. */
-export type PageRefusal = 'key-needed' | 'wrong-key' | 'wrong-host';
+export type PageRefusal = 'key-needed' | 'wrong-key' | 'wrong-host' | 'no-access';
 
 /**
  * The page shown instead when reading is not allowed: a form that asks for one of the
- * endpoint's API keys (it reloads the page as `/?key=…`), or the addresses to use instead.
+ * endpoint's reader tokens (it reloads the page as `/?key=…`; the page keeps it in sessionStorage
+ * and takes it out of the address), or the addresses to use instead.
  */
 export function refusalHtml(reason: PageRefusal): string {
   if (reason === 'wrong-host') {
     return htmlDocument(`<main class="notice"><h1>${PAGE_TITLE}</h1>
 <p>This endpoint only answers pages opened at <strong>localhost</strong> or <strong>127.0.0.1</strong> (so other web sites cannot read it). Open it at one of those addresses.</p></main>`, false);
   }
+  if (reason === 'no-access') {
+    return htmlDocument(`<main class="notice"><h1>${PAGE_TITLE}</h1>
+<p>You are signed in, but not as one of this endpoint's readers. Ask its operator for read access.</p></main>`, false);
+  }
   const why = reason === 'wrong-key'
-    ? 'That key is not one of the keys this endpoint was started with.'
-    : 'This endpoint can be reached from other machines, so reading needs one of its API keys.';
+    ? 'That is not one of this endpoint\'s reader tokens (write keys cannot read).'
+    : 'Reading this endpoint needs a reader token.';
   return htmlDocument(`<main class="notice"><h1>${PAGE_TITLE}</h1>
 <p>${why}</p>
 <form method="get" action="./" class="key-form">
-<label>API key <input type="password" name="key" autocomplete="off" required></label>
+<label>Reader token <input type="password" name="key" autocomplete="off" required></label>
 <button type="submit">Open</button>
 </form></main>`, false);
 }

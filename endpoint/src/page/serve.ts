@@ -107,7 +107,7 @@ export function pageRoutes(index: unknown): [string, Route][] {
     const key = query.get('key');
     const access = context.keys.checkRead(req, key);
     if (!access.ok) {
-      const reason: PageRefusal = access.status === 403 ? 'wrong-host' : key === null ? 'key-needed' : 'wrong-key';
+      const reason: PageRefusal = access.status === 403 ? 'no-access' : key === null ? 'key-needed' : 'wrong-key';
       return sendHtml(res, access.status, refusalHtml(reason));
     }
     sendHtml(res, 200, PAGE_HTML, query.get('images') === 'remote');

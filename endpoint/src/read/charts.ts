@@ -7,7 +7,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { RecordStore } from '../store/store.js';
 import { countActiveUsers } from './users.js';
-import { DAY, HOUR, MINUTE, NOT_HANDLED_INTENT, shownPlatform, storedPlatform, type ReadFilter } from './filter.js';
+import { DAY, HOUR, MINUTE, NOT_HANDLED_INTENT, botsOf, shownPlatform, storedPlatform, type ReadFilter } from './filter.js';
 import type { IntentStats, TimeBucket, Timeseries, TimeseriesPoint, TrackingSummary } from '../types.js';
 
 /** Bucket widths in milliseconds. */
@@ -28,7 +28,7 @@ export function counts(store: RecordStore, filter: ReadFilter, width: 'h' | 'd' 
   const size = width === 'd' ? DAY : HOUR;
   return store.db.selectFrom('counts')
     .where('width', '=', width)
-    .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+    .$if(botsOf(filter) !== undefined, (q) => q.where('bot', 'in', botsOf(filter)!))
     .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
     .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
     .$if(filter.from !== undefined, (q) => q.where('at', '>=', Math.floor(filter.from! / size) * size))
@@ -47,7 +47,7 @@ export async function entriesWithin(store: RecordStore, filter: ReadFilter, widt
 /** Entries that match the filter. */
 function entries(store: RecordStore, filter: ReadFilter): SelectQueryBuilder<Database, 'entries', object> {
   return store.db.selectFrom('entries')
-    .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+    .$if(botsOf(filter) !== undefined, (q) => q.where('bot', 'in', botsOf(filter)!))
     .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
     .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
     .$if(filter.from !== undefined, (q) => q.where('occurred_at', '>=', filter.from!))
@@ -154,7 +154,7 @@ export async function summarise(store: RecordStore, filter: ReadFilter): Promise
 /** Users active within the filter: all a bot's users from the users table when only the bot narrows it. */
 async function countUsers(store: RecordStore, filter: ReadFilter): Promise<number> {
   if (filter.platform === undefined && filter.channel === undefined && filter.from === undefined && filter.to === undefined) {
-    const row = await store.db.selectFrom('users').$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+    const row = await store.db.selectFrom('users').$if(botsOf(filter) !== undefined, (q) => q.where('bot', 'in', botsOf(filter)!))
       .select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -164,7 +164,7 @@ async function countUsers(store: RecordStore, filter: ReadFilter): Promise<numbe
 /** Conversations active within the filter. */
 async function countConversations(store: RecordStore, filter: ReadFilter): Promise<number> {
   const row = await store.db.selectFrom('conversations')
-    .$if(filter.bot !== undefined, (q) => q.where('bot', '=', filter.bot!))
+    .$if(botsOf(filter) !== undefined, (q) => q.where('bot', 'in', botsOf(filter)!))
     .$if(filter.platform !== undefined, (q) => q.where('platform', '=', storedPlatform(filter.platform!)))
     .$if(filter.channel !== undefined, (q) => q.where('channel', '=', filter.channel!))
     .$if(filter.from !== undefined, (q) => q.where('last_at', '>=', filter.from!))
@@ -263,4 +263,17 @@ export async function intentStats(store: RecordStore, limit: number, filter: Rea
 export async function recordsPerBot(store: RecordStore): Promise<{ bot: string; records: number }[]> {
   const rows = await store.db.selectFrom('counts').where('width', '=', 'd').select(['bot', (eb) => eb.fn.sum<number>('records').as('records')]).groupBy('bot').orderBy('bot').execute();
   return rows.map((row) => ({ bot: row.bot, records: Number(row.records) }));
+}
+
+/**
+ * Where some bots' records stand: the last `seq` among their entries and their record count (what
+ * the live stream tells a reader scoped to them, so that other bots' records show nowhere).
+ */
+export async function botsState(store: RecordStore, bots: readonly string[]): Promise<{ lastSeq: number; records: number }> {
+  if (bots.length === 0) return { lastSeq: 0, records: 0 };
+  const [last, count] = await Promise.all([
+    store.db.selectFrom('entries').where('bot', 'in', bots).select((eb) => eb.fn.max('seq').as('n')).executeTakeFirstOrThrow(),
+    store.db.selectFrom('counts').where('width', '=', 'd').where('bot', 'in', bots).select((eb) => eb.fn.sum<number>('records').as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { lastSeq: Number(last.n ?? 0), records: Number(count.n ?? 0) };
 }

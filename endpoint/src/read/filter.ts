@@ -8,6 +8,11 @@
 export interface ReadFilter {
   /** A bot: the fingerprint of its key (`bot` of a stored record). */
   bot?: string;
+  /**
+   * The bots a reader may see (its scope): only these, whatever `bot` says; empty for none.
+   * `undefined` for every bot.
+   */
+  bots?: readonly string[];
   /** A `platform` value; `(none)` for the scripted form. */
   platform?: string;
   /** A Bot Framework channel (`webchat`, `msteams`…). */
@@ -18,6 +23,20 @@ export interface ReadFilter {
   from?: number;
   /** Before this time. */
   to?: number;
+}
+
+/** A bot fingerprint no key has (fingerprints are hex): what a filter that reaches no bot asks for. */
+export const NO_BOT = '-';
+
+/**
+ * The bots a view reads, from the filter's `bot` and `bots`: `undefined` for every bot, else a
+ * list that is never empty (a filter that reaches no bot asks for `NO_BOT`, which matches nothing).
+ */
+export function botsOf(filter: ReadFilter): readonly string[] | undefined {
+  const { bot, bots } = filter;
+  if (bots === undefined) return bot === undefined ? undefined : [bot];
+  const within = bot === undefined ? bots : bots.filter((b) => b === bot);
+  return within.length > 0 ? within : [NO_BOT];
 }
 
 /** The platform value as stored: the scripted form has none (`''`). */

@@ -8,7 +8,7 @@ import { recordOf, type RecordStore } from '../store/store.js';
 import { transcriptEntries } from '../store/entries.js';
 import { counts, entriesWithin } from './charts.js';
 import { containsIgnoringCase } from './fold.js';
-import { DAY, orNull, storedPlatform, type ReadFilter } from './filter.js';
+import { DAY, botsOf, orNull, storedPlatform, type ReadFilter } from './filter.js';
 import type { ConversationSummary, ConversationsResponse, TranscriptEntry, UserSummary, UsersResponse } from '../types.js';
 
 /** Whether a filter narrows by platform, channel or time (read from the active-days table). */
@@ -29,9 +29,9 @@ function matchingDays(eb: ExpressionBuilder<any, any>, filter: ReadFilter, bot: 
 /** Users (or those that match `filter`), most recently active first: the total, and the first `limit`. */
 export async function listUsers(store: RecordStore, filter: ReadFilter, limit: number): Promise<UsersResponse> {
   // No entry on the platform, channel and days asked: no user to look for (the counts say so in a few rows).
-  if (narrowsDays(filter) && await entriesWithin(store, { bot: filter.bot, platform: filter.platform, channel: filter.channel, from: filter.from, to: filter.to }, 'd') === 0) return { total: 0, users: [] };
+  if (narrowsDays(filter) && await entriesWithin(store, { bot: filter.bot, bots: filter.bots, platform: filter.platform, channel: filter.channel, from: filter.from, to: filter.to }, 'd') === 0) return { total: 0, users: [] };
   const base = store.db.selectFrom('users as u')
-    .$if(filter.bot !== undefined, (q) => q.where('u.bot', '=', filter.bot!))
+    .$if(botsOf(filter) !== undefined, (q) => q.where('u.bot', 'in', botsOf(filter)!))
     .$if(narrowsDays(filter), (q) => q.where((eb) => eb.exists(matchingDays(eb, filter, 'u.bot', 'u.user_id'))))
     .$if(filter.intent !== undefined, (q) => q.where((eb) => eb.exists(
       eb.selectFrom('entries as e').select('e.seq').whereRef('e.user_id', '=', 'u.user_id').whereRef('e.bot', '=', 'u.bot').where('e.intent', '=', filter.intent!),
@@ -61,12 +61,12 @@ export async function listUsers(store: RecordStore, filter: ReadFilter, limit: n
 export async function listConversations(store: RecordStore, filter: ReadFilter, limit: number): Promise<ConversationsResponse> {
   // No entry on the platform and channel (with the intent) asked: no conversation to look for.
   if (filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined) {
-    const { n } = await counts(store, { bot: filter.bot, platform: filter.platform, channel: filter.channel }, 'd')
+    const { n } = await counts(store, { bot: filter.bot, bots: filter.bots, platform: filter.platform, channel: filter.channel }, 'd')
       .$if(filter.intent !== undefined, (q) => q.where('intent', '=', filter.intent!)).select((eb) => eb.fn.sum<number>('entries').as('n')).executeTakeFirstOrThrow();
     if (Number(n ?? 0) === 0) return { total: 0, conversations: [] };
   }
   const base = store.db.selectFrom('conversations as c')
-    .$if(filter.bot !== undefined, (q) => q.where('c.bot', '=', filter.bot!))
+    .$if(botsOf(filter) !== undefined, (q) => q.where('c.bot', 'in', botsOf(filter)!))
     .$if(filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined, (q) => q.where((eb) => {
       const hasEntry = eb.exists(eb.selectFrom('entries as e').select('e.seq')
         .whereRef('e.conversation_id', '=', 'c.conversation_id').whereRef('e.bot', '=', 'c.bot')
@@ -136,10 +136,10 @@ export interface Transcript {
  * of them, or the latest before record `before`, for paging back), read back from the records;
  * `undefined` when nothing was recorded for it.
  */
-export async function readTranscript(store: RecordStore, target: TranscriptTarget, bot: string | undefined, limit: number, before?: number): Promise<Transcript | undefined> {
+export async function readTranscript(store: RecordStore, target: TranscriptTarget, bots: readonly string[] | undefined, limit: number, before?: number): Promise<Transcript | undefined> {
   const which = (q: SelectQueryBuilder<Database, 'entries', any>) =>
     (target.userId !== undefined ? q.where('user_id', '=', target.userId) : q.where('conversation_id', '=', target.conversationId))
-      .$if(bot !== undefined, (b) => b.where('bot', '=', bot!));
+      .$if(bots !== undefined, (b) => b.where('bot', 'in', bots!));
   const [{ n }, keys] = await Promise.all([
     which(store.db.selectFrom('entries')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     which(store.db.selectFrom('entries')).$if(before !== undefined, (q) => q.where('seq', '<', before!))
@@ -185,7 +185,7 @@ export async function search(store: RecordStore, filter: ReadFilter, terms: { te
   const reach = await entriesWithin(store, filter);
   if (reach === 0) return { results: [], more: false };
   const matching = () => store.db.selectFrom('entries as e')
-    .$if(filter.bot !== undefined, (q) => q.where('e.bot', '=', filter.bot!))
+    .$if(botsOf(filter) !== undefined, (q) => q.where('e.bot', 'in', botsOf(filter)!))
     .$if(filter.platform !== undefined, (q) => q.where('e.platform', '=', storedPlatform(filter.platform!)))
     .$if(filter.channel !== undefined, (q) => q.where('e.channel', '=', filter.channel!))
     .$if(filter.from !== undefined, (q) => q.where('e.occurred_at', '>=', filter.from!))

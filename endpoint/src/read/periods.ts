@@ -5,7 +5,7 @@
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { RecordStore } from '../store/store.js';
-import { DAY, storedPlatform, type ReadFilter } from './filter.js';
+import { DAY, botsOf, storedPlatform, type ReadFilter } from './filter.js';
 import type { ActivityInterval } from '../types.js';
 
 export const WEEK = 7 * DAY;
@@ -53,7 +53,7 @@ export function buckets(starts: number[], filter: ReadFilter, interval: Activity
 /** Narrows a query on a table with `bot`, `platform` and `channel` columns by the filter's bot, platform and channel. */
 export function byDimensions<QB extends SelectQueryBuilder<Database, any, any>>(query: QB, filter: ReadFilter, table: string): QB {
   let q = query;
-  if (filter.bot !== undefined) q = q.where(`${table}.bot` as any, '=', filter.bot) as QB;
+  if (botsOf(filter) !== undefined) q = q.where(`${table}.bot` as any, 'in', botsOf(filter)!) as QB;
   if (filter.platform !== undefined) q = q.where(`${table}.platform` as any, '=', storedPlatform(filter.platform)) as QB;
   if (filter.channel !== undefined) q = q.where(`${table}.channel` as any, '=', filter.channel) as QB;
   return q;

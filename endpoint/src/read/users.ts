@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { RecordStore } from '../store/store.js';
-import { DAY, type ReadFilter } from './filter.js';
+import { DAY, botsOf, type ReadFilter } from './filter.js';
 import { WEEK, bucketOf, bucketStart, buckets, byDimensions, byRange, iso, round } from './periods.js';
 import type { ActiveUsersResponse, ActivityInterval, RetentionResponse, SessionsResponse } from '../types.js';
 
@@ -28,7 +28,7 @@ export async function activeUsers(store: RecordStore, filter: ReadFilter, interv
   let fresh: { at: unknown; n: unknown }[];
   if (filter.platform === undefined && filter.channel === undefined) {
     const firstAt = bucketOf(store, sql.ref('u.first_at'), interval);
-    fresh = await byRange(store.db.selectFrom('users as u').$if(filter.bot !== undefined, (q) => q.where('u.bot', '=', filter.bot!)), filter, 'u.first_at', DAY)
+    fresh = await byRange(store.db.selectFrom('users as u').$if(botsOf(filter) !== undefined, (q) => q.where('u.bot', 'in', botsOf(filter)!)), filter, 'u.first_at', DAY)
       .select([firstAt.as('at'), (eb) => eb.fn.countAll<number>().as('n')]).groupBy(firstAt).execute();
   } else {
     const firsts = byDimensions(store.db.selectFrom('user_days as d'), filter, 'd').select(['d.bot', 'd.user_id', (eb) => eb.fn.min('d.day').as('first')]).groupBy(['d.bot', 'd.user_id']);

@@ -138,11 +138,12 @@ describe('GET /api/events', () => {
     }).toBe(200);
   });
 
-  it('needs read access: a key off loopback, a loopback Host on loopback', async () => {
-    const wide = await begin({ host: '0.0.0.0' });
+  it('needs read access: a reader token off loopback (a write key is refused), a loopback Host on loopback', async () => {
+    const wide = await begin({ host: '0.0.0.0', readers: ['ops=reader-token-1'] });
     const base = `http://127.0.0.1:${wide.port}`;
     expect((await follow(wide, {}, base)).status).toBe(401);
-    expect((await follow(wide, { authorization: `Bearer ${KEY}` }, base)).status).toBe(200);
+    expect((await follow(wide, { authorization: `Bearer ${KEY}` }, base)).status).toBe(401);
+    expect((await follow(wide, { authorization: 'Bearer reader-token-1' }, base)).status).toBe(200);
     const local = await start();
     try {
       expect((await follow(local, { host: 'evil.example' })).status).toBe(403);

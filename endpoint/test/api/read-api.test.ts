@@ -184,13 +184,14 @@ describe('read access', () => {
     expect(Object.keys(res.body.routes)).toContain('GET /api/summary');
   });
 
-  it('needs a configured key when listening beyond loopback', async () => {
-    const wide = await start({ host: '0.0.0.0' });
+  it('needs a reader token when listening beyond loopback; a write key reads nothing', async () => {
+    const wide = await start({ host: '0.0.0.0', readers: ['ops=reader-token-1'] });
     try {
       const base = `http://127.0.0.1:${wide.port}`;
       expect((await fetch(`${base}/api/summary`)).status).toBe(401);
-      expect((await fetch(`${base}/api/summary`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
-      expect((await fetch(`${base}/api/summary?apiKey=${KEY}`)).status).toBe(200);
+      expect((await fetch(`${base}/api/summary`, { headers: { authorization: 'Bearer reader-token-1' } })).status).toBe(200);
+      expect((await fetch(`${base}/api/summary`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(401);
+      expect((await fetch(`${base}/api/summary?apiKey=${KEY}`)).status).toBe(401);
     } finally {
       await wide.close();
     }

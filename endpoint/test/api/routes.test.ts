@@ -26,7 +26,7 @@ const INDEX = {
   service: 'botbuilder-conversation-analytics local tracking endpoint',
   routes: {
     'POST /track?platform=&v=&type=&apiKey=': 'record an incoming or outgoing message or an event (as the tracking spec describes)',
-    'GET /': 'in a browser: transcripts and charts, updated live (off loopback: /?key=KEY)',
+    'GET /': 'in a browser: transcripts and charts, updated live (off loopback: sign in with a reader token)',
     'GET /api/users': 'users, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
@@ -46,6 +46,7 @@ const INDEX = {
     'GET /api/analytics/revenue': 'revenue by currency, per day, per user',
     'GET /api/search?q=TEXT&user=ID': 'messages that match, newest first',
     'GET /api/events': 'server-sent events: a "records" event whenever records arrive',
+    'GET /api/access': 'who is reading (the reader\'s name), the bots they may see, and whether they may erase',
     'GET /healthz': 'for load balancers: 200 when the database answers, else 503',
   },
   filter: '?bot=NAME|FINGERPRINT &platform=P &channel=C &from=2026-11-01 &to=2026-12-01 (to is exclusive; dates, date-times or epoch ms)',

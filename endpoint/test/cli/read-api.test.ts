@@ -127,3 +127,24 @@ describe('transcript against an endpoint whose views are catching up', () => {
     }
   });
 });
+
+describe('transcript against an endpoint with readers', () => {
+  it('reads with --token or TRACKING_READER_TOKEN, and says a write key cannot read', { timeout: 60_000 }, async () => {
+    const endpoint = await start({ host: '0.0.0.0', readers: ['cli=cli-reader-token-1'] });
+    try {
+      const url = `http://127.0.0.1:${endpoint.port}`;
+      expect((await track(endpoint, Q.universalIn, message('remote-ann', 'hello from the cli test'))).status).toBe(200);
+      const [withEnv, writeKey] = await Promise.all([
+        runCli(['transcript', '--url', url], { TRACKING_READER_TOKEN: 'cli-reader-token-1' }, 40_000),
+        runCli(['transcript', '--url', url, '--token', Q.universalIn.apiKey], {}, 40_000),
+      ]);
+      expect(withEnv.code).toBe(0);
+      expect(withEnv.stdout).toContain('hello from the cli test');
+      expect(writeKey.code).toBe(1);
+      expect(writeKey.stderr).toMatch(/answered 401: Reading needs a reader token.*Pass a reader token with --token/);
+      expect(writeKey.stderr + writeKey.stdout).not.toContain(Q.universalIn.apiKey);
+    } finally {
+      await endpoint.close();
+    }
+  });
+});

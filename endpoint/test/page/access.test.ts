@@ -14,7 +14,7 @@ let browser: Browser;
 let watched: WatchedPage | undefined;
 
 beforeAll(async () => {
-  [endpoint, browser] = await Promise.all([startEndpoint({ host: '0.0.0.0' }), launchBrowser()]);
+  [endpoint, browser] = await Promise.all([startEndpoint({ host: '0.0.0.0', readers: [`web=${READER}`] }), launchBrowser()]);
   origin = `http://127.0.0.1:${endpoint.port}`;
   const client = new TrackingClient({ apiKey: KEY, baseUrl: origin, logger: false });
   await client.universal.logIncoming({ text: 'hello from afar', userId: 'remote-user' });
@@ -31,7 +31,9 @@ afterAll(async () => {
   await endpoint?.close();
 });
 
-it('asks for a key, then shows the data, sending the key as a bearer header and never in a read\'s URL', async () => {
+const READER = 'page-reader-token-1';
+
+it('asks for a reader token, then shows the data, sending it as a bearer header and never in a read\'s URL', async () => {
   watched = await openPage(browser, origin);
   const { page } = watched;
   const authorization: string[] = [];
@@ -40,7 +42,7 @@ it('asks for a key, then shows the data, sending the key as a bearer header and 
   });
   const first = await page.goto(`${origin}/`);
   expect(first?.status()).toBe(401);
-  await page.getByLabel('API key').fill(KEY);
+  await page.getByLabel('Reader token').fill(READER);
   await page.getByRole('button', { name: 'Open' }).click();
   await page.locator('[data-table="active-users"] tbody tr').first().waitFor({ state: 'attached' });
   await page.locator('.live[data-status="live"]').waitFor();
@@ -56,24 +58,26 @@ it('asks for a key, then shows the data, sending the key as a bearer header and 
   const reads = watched.requests.filter((url) => new URL(url).pathname.startsWith('/api/'));
   expect(reads.length).toBeGreaterThanOrEqual(5);
   expect(reads.some((url) => url.includes('/api/transcript?') && url.includes('format=csv'))).toBe(true);
-  expect(reads.filter((url) => url.includes(KEY))).toEqual([]);
-  expect(new Set(authorization)).toEqual(new Set([`Bearer ${KEY}`]));
+  expect(reads.filter((url) => url.includes(READER))).toEqual([]);
+  expect(new Set(authorization)).toEqual(new Set([`Bearer ${READER}`]));
   // The page itself was asked for with the key, and nothing else was; no link the page wrote holds
   // it (the views' links are #hashes within the page; the exports' are /api/… addresses).
-  expect(watched.requests.filter((url) => url.includes(KEY))).toEqual([`${origin}/?key=${KEY}`]);
+  expect(watched.requests.filter((url) => url.includes(READER))).toEqual([`${origin}/?key=${READER}`]);
   const hrefs = await page.locator('a[href]').evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? ''));
   expect(hrefs.filter((href) => href.startsWith('#view='))).toHaveLength(6);
   expect(hrefs.filter((href) => href.includes('/api/transcript?'))).toHaveLength(2);
-  expect(hrefs.filter((href) => href.includes(KEY))).toEqual([]);
+  expect(hrefs.filter((href) => href.includes(READER))).toEqual([]);
   expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([]);
 });
 
-it('says so when the key is not one of the endpoint\'s, without showing it', async () => {
+it('says so when the token is not one of the endpoint\'s reader tokens (a write key included), without showing it', async () => {
   watched = await openPage(browser, origin);
   const { page } = watched;
-  const res = await page.goto(`${origin}/?key=some-other-key`);
-  expect(res?.status()).toBe(401);
-  await expect(page.locator('main.notice').textContent()).resolves.toContain('not one of the keys');
-  expect(await page.content()).not.toContain('some-other-key');
+  for (const token of ['some-other-key', KEY]) {
+    const res = await page.goto(`${origin}/?key=${token}`);
+    expect(res?.status()).toBe(401);
+    await expect(page.locator('main.notice').textContent()).resolves.toContain('not one of this endpoint\'s reader tokens');
+    expect(await page.content()).not.toContain(token);
+  }
   expect(await page.locator('.list').count()).toBe(0);
 });

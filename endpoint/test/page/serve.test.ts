@@ -146,7 +146,7 @@ describe('off loopback', () => {
   let wide: TrackingEndpoint;
   let base: string;
   beforeAll(async () => {
-    wide = await start({ host: '0.0.0.0' });
+    wide = await start({ host: '0.0.0.0', readers: ['web=page-reader-1'] });
     base = `http://127.0.0.1:${wide.port}`;
   });
   afterAll(() => wide.close());
@@ -161,12 +161,13 @@ describe('off loopback', () => {
     expect(res.headers.get('content-security-policy')).toContain("form-action 'self'");
   });
 
-  it('shows the page with one of the endpoint\'s keys, and says so when the key is wrong', async () => {
-    expect((await fetch(`${base}/?key=${KEY}`, { headers: HTML })).status).toBe(200);
+  it('shows the page with one of the endpoint\'s reader tokens, and says so when the token is wrong or a write key', async () => {
+    expect((await fetch(`${base}/?key=page-reader-1`, { headers: HTML })).status).toBe(200);
+    expect((await fetch(`${base}/?key=${KEY}`, { headers: HTML })).status).toBe(401);
     const wrong = await fetch(`${base}/?key=not-a-key-of-this-endpoint`, { headers: HTML });
     expect(wrong.status).toBe(401);
     const html = await wrong.text();
-    expect(html).toContain('not one of the keys');
+    expect(html).toContain('not one of this endpoint\'s reader tokens');
     expect(html).not.toContain('not-a-key-of-this-endpoint');
   });
 
