@@ -23,17 +23,32 @@ export interface EndpointContext {
   requests: RequestLog;
 }
 
+// 27a replaces this: ReadAccess, Target.access, Route.prefix/admin and DELETE (the contract of issue 27).
+/** Who is reading and what they may see. */
+export interface ReadAccess {
+  /** The reader's name (for logs and the audit of erasures); null when reads are open (loopback, no reader configured). */
+  reader: string | null;
+  /** The bots (key fingerprints) this reader may see; null = every bot. */
+  bots: ReadonlySet<string> | null;
+  /** May erase users' data. True when reads are open on loopback with no reader configured. */
+  admin: boolean;
+}
+
 /** The parsed request target. */
 export interface Target {
   path: string;
   query: URLSearchParams;
+  /** Who reads (routes with `read: true`). */
+  access?: ReadAccess;
 }
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, target: Target, context: EndpointContext) => void | Promise<void>;
 
 /** One path: a handler per method (`HEAD` falls back to `GET`), and whether it reads tracked data. */
 export interface Route {
-  methods: Partial<Record<'GET' | 'POST', Handler>>;
+  methods: Partial<Record<'GET' | 'POST' | 'DELETE', Handler>>;
+  /** Matches `path` and anything under `path/`: handlers read the rest from `target.path`. */
+  prefix?: boolean;
   /** Reads tracked data: on a non-loopback address it needs a key. */
   read?: boolean;
   /** Answers whatever the `Host` (a load balancer's health check by address): it reveals nothing. */
@@ -66,7 +81,8 @@ export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessag
     // Stryker disable next-line StringLiteral: a request the server hands to its listener always has a url
     const target = parseTarget(req.url ?? '/');
     context.requests.watch(req, res, target.path);
-    const route = routes.get(target.path);
+    // 27a replaces this: prefix routes.
+    const route = routes.get(target.path) ?? [...routes].find(([path, r]) => r.prefix && target.path.startsWith(`${path}/`))?.[1];
     if (!route?.anyHost && !hostAllowed(req, context.options)) {
       // A request addressed to a name that is not the endpoint's (DNS rebinding): writes included.
       sendError(res, 403, 'This endpoint answers only requests addressed to its own name (localhost, the address it listens on, or a name given with allowedHosts / --allowed-host).');
@@ -78,7 +94,7 @@ export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessag
     }
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     // Stryker disable next-line ConditionalExpression: Node's parser takes only its fixed list of upper-case methods, and none but GET and POST names a property of route.methods
-    const handler = method === 'GET' || method === 'POST' ? route.methods[method] : undefined;
+    const handler = method === 'GET' || method === 'POST' || method === 'DELETE' ? route.methods[method] : undefined;
     if (!handler) {
       const allow = Object.keys(route.methods).flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
       sendError(res, 405, `${req.method} is not allowed on ${target.path}; use ${allow}.`, undefined, { Allow: allow });
@@ -90,6 +106,8 @@ export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessag
         sendError(res, access.status, access.error);
         return;
       }
+      // 27a replaces this: open reads (loopback) may erase; a write key off loopback may not.
+      target.access = { reader: null, bots: null, admin: context.options.loopback };
     }
     const result = handler(req, res, target, context);
     if (result) result.catch((error: unknown) => fail(res, context, error));
