@@ -17,7 +17,9 @@ their transcript, sessions, search hits, and every figure of every view they add
 views are built again from its other records, so every figure is what it would be had the user
 never written. One transaction: a crash or Ctrl+C leaves the data as it was. Erasing a user again
 says 0 records. The audit (the database's erasures table, and the line printed) keeps a hash of the
-user id, never the id. An endpoint may run on the database meanwhile: it waits for the erasure.
+user id, never the id. On PostgreSQL, endpoints may run on the database meanwhile (their views
+wait for the erasure); a SQLite file is held by the endpoint running on it: stop it first, or erase
+through that endpoint (DELETE /api/users/ID?bot=NAME).
 
 Options:
   --user ID                The user id, as the records give it (userId, or from.id)
