@@ -24,9 +24,9 @@ const LOAD_SENSITIVE = {
     'endpoint/test/faults/**/*.test.ts',
     'endpoint/test/page/**/*.test.ts',
     'endpoint/test/http/**/*.test.ts',
-    'endpoint/test/api/{live,live-feed,track-connection}.test.ts',
+    'endpoint/test/api/{live,live-feed,track-connection,users-export}.test.ts',
     'endpoint/test/store/{backends,crash,listen,pace-clock,projection,sessions,waits}.test.ts',
-    'endpoint/test/cli/{serve,read-api}.test.ts',
+    'endpoint/test/cli/{serve,read-api,forget}.test.ts',
   ],
 };
 

@@ -6,10 +6,11 @@ import {
   handleActiveUsers, handleButtons, handleFeedback, handleFunnel, handleMessages, handlePaths, handleRetention, handleRevenue, handleSearch, handleSessions,
 } from './analytics-views.js';
 import { pageRoutes } from '../page/serve.js';
-import { handleConversations, handleSummary, handleTranscript, handleUsers } from './read-api.js';
+import { handleConversations, handleSummary, handleTranscript } from './read-api.js';
 import { sendError, sendJson } from '../http/respond.js';
 import type { EndpointContext, Route, Target } from '../http/router.js';
 import { handleTrack } from './track.js';
+import { handleForgetUser, handleUsersGet } from './users-api.js';
 import type { BotsResponse } from '../types.js';
 
 /** What `GET /api` (and `GET /` for clients that do not ask for HTML) lists. */
@@ -21,6 +22,8 @@ const INDEX = {
     'GET /': 'in a browser: transcripts and charts, updated live (off loopback: sign in with a reader token)',
     'GET /api/users': 'users, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?intent=I, and the filter)',
+    'GET /api/users/ID/export?bot=NAME': 'every record of one user, as received, as JSON Lines (GDPR art. 15)',
+    'DELETE /api/users/ID?bot=NAME': 'erase one user: their records and every figure they added (GDPR art. 17; admin readers only)',
     'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
     'GET /api/record?seq=N': 'one stored record as received, platformJson included',
     'GET /api/summary': 'counts by type, platform, channel, intent and event; revenue per currency (and the filter)',
@@ -88,7 +91,7 @@ export function createRoutes(): Map<string, Route> {
     ...pageRoutes(INDEX),
     ['/api', { methods: { GET: handleIndex } }],
     ['/track', { methods: { POST: handleTrack } }],
-    ['/api/users', { methods: { GET: handleUsers }, read: true }],
+    ['/api/users', { methods: { GET: handleUsersGet, DELETE: handleForgetUser }, read: true, prefix: true }],
     ['/api/conversations', { methods: { GET: handleConversations }, read: true }],
     ['/api/transcript', { methods: { GET: handleTranscript }, read: true }],
     ['/api/record', { methods: { GET: handleRecord }, read: true }],

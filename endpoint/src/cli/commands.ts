@@ -3,5 +3,6 @@ import type { Command } from './command.js';
 import { importCommand } from './import.js';
 import { serveCommand } from './serve.js';
 import { transcriptCommand } from './transcript.js';
+import { forgetCommand } from './forget.js';
 
-export const commands: readonly Command[] = [serveCommand, transcriptCommand, importCommand];
+export const commands: readonly Command[] = [serveCommand, transcriptCommand, importCommand, forgetCommand];

@@ -276,6 +276,18 @@ export interface UnprojectedTable {
   seq: number;
 }
 
+/** One erasure of a user's data (store/forget.ts): the audit, without the user id in clear. */
+export interface ErasuresTable {
+  at: Millis;
+  /** Who asked: a reader's name, or what `forget --by` said; null when reads are open. */
+  by: string | null;
+  bot: string;
+  /** The first 16 hex digits of the SHA-256 of the user id. */
+  user_hash: string;
+  records: number;
+  entries: number;
+}
+
 /** The database as Kysely types it. */
 export interface Database {
   records: RecordsTable;
@@ -296,4 +308,5 @@ export interface Database {
   session_paths: SessionPathsTable;
   imports: ImportsTable;
   unprojected: UnprojectedTable;
+  erasures: ErasuresTable;
 }

@@ -18,12 +18,17 @@ import { importOnce } from './import.js';
 import { Projection, processPacer, type Pacer } from './projection.js';
 import { recordOf, type NewRecord } from './record-row.js';
 import { deleteBefore } from './retention.js';
+import { erasureLine, forgetUser, type Erasure, type ForgetRequest } from './forget.js';
 import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
 export { CommitOutcomeUnknownError, StoreUnavailableError, type Backend } from './backend.js';
 export { CatchingUpError, DEFAULT_WAIT_BOUNDS, type Lag, type WaitBounds } from './catching-up.js';
 export { recordOf } from './record-row.js';
+export { userHash, type Erasure, type ForgetRequest } from './forget.js';
+
+/** Records of one user read per query by `exportUser`. */
+export const EXPORT_PAGE = 500;
 
 /** A record to store: everything but what the store assigns. */
 export type { NewRecord } from './record-row.js';
@@ -57,6 +62,7 @@ export class RecordStore implements StoredRecords {
   private readonly listeners = new Set<() => void>();
   private stopWatching: (() => void) | undefined;
   private closed = false;
+  private readonly log: (message: string) => void;
 
   /**
    * `pacer`: the clock and timers the views are built by (tests that pin the pace give their own).
@@ -64,6 +70,7 @@ export class RecordStore implements StoredRecords {
    */
   constructor(private readonly backend: Backend, log: (message: string) => void = () => undefined, pacer: Pacer = processPacer, waits: WaitBounds = DEFAULT_WAIT_BOUNDS) {
     this.dialect = backend.dialect;
+    this.log = log;
     this.projection = new Projection(backend, {
       log,
       projected: () => this.notify(),
@@ -205,6 +212,46 @@ export class RecordStore implements StoredRecords {
   async deleteBefore(cutoff: number): Promise<number> {
     await this.projection.caughtUp();
     return deleteBefore(this.backend, cutoff);
+  }
+
+  /**
+   * Erases one user of one bot (GDPR art. 17; forget.ts): deletes every record that names them and
+   * builds the bot's views again from the others, in ONE transaction, after the views hold every
+   * record committed before the call. Logs and keeps the audit line (a hash of the user id, never
+   * the id) and resolves with it; a user with no records gives 0 records (erasing twice is harmless).
+   * `progress` is told how many of the bot's records were read so far, after each page.
+   */
+  async forgetUser(request: ForgetRequest, progress?: (read: number) => void): Promise<Erasure> {
+    if (this.closed) throw new StoreUnavailableError('The store is closed.');
+    await this.projection.caughtUp();
+    const erasure = await forgetUser(this.backend, request, progress);
+    this.log(erasureLine(erasure));
+    this.notify();
+    return erasure;
+  }
+
+  /**
+   * Every record of one user of one bot (GDPR art. 15), as received, in `seq` order: a record is
+   * theirs when one of its transcript entries names them. Reads `pageSize` records at a time (by
+   * `seq`, after the last one given), each page when the one before has been consumed: a user with
+   * 100,000 records is never held in memory. Like every read, waits for the views to hold what was
+   * acknowledged before each page. Records the views left out (a record the database refused to
+   * index) are not found.
+   */
+  async *exportUser(request: { bot: string; userId: string }, pageSize = EXPORT_PAGE): AsyncGenerator<StoredRecord> {
+    const user = this.dialect.text(request.userId);
+    let after = 0;
+    for (;;) {
+      const marks = await this.db.selectFrom('entries').select('seq').distinct()
+        .where('user_id', '=', user).where('bot', '=', request.bot).where('seq', '>', after)
+        .orderBy('seq').limit(pageSize).execute();
+      if (marks.length === 0) return;
+      const seqs = marks.map((mark) => Number(mark.seq));
+      after = seqs[seqs.length - 1];
+      const rows = await this.backend.db.selectFrom('records').selectAll().where('seq', 'in', seqs).orderBy('seq').execute();
+      for (const row of rows) yield recordOf(row, this.dialect);
+      if (marks.length < pageSize) return;
+    }
   }
 
   /**

@@ -2,6 +2,7 @@
  * The route table: the index at `/api` (and `/` for clients that do not ask for HTML), `/healthz`,
  * `/api/bots`, and every route answering GET and HEAD alike.
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TrackingEndpoint } from '../../src/index.js';
@@ -29,6 +30,8 @@ const INDEX = {
     'GET /': 'in a browser: transcripts and charts, updated live (off loopback: sign in with a reader token)',
     'GET /api/users': 'users, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?intent=I, and the filter)',
+    'GET /api/users/ID/export?bot=NAME': 'every record of one user, as received, as JSON Lines (GDPR art. 15)',
+    'DELETE /api/users/ID?bot=NAME': 'erase one user: their records and every figure they added (GDPR art. 17; admin readers only)',
     'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
     'GET /api/record?seq=N': 'one stored record as received, platformJson included',
     'GET /api/summary': 'counts by type, platform, channel, intent and event; revenue per currency (and the filter)',
@@ -65,7 +68,7 @@ describe('GET /api', () => {
   it('answers every GET route it lists (none is missing from the table)', async () => {
     const ep = await begin();
     await track(ep, Q.universalIn, message('u1', 'hi'));
-    const paths = Object.keys(INDEX.routes).filter((route) => route.startsWith('GET ')).map((route) => route.slice(4).replace('ID', 'u1').replace('=N', '=1').replace('TEXT', 'hi'));
+    const paths = Object.keys(INDEX.routes).filter((route) => route.startsWith('GET ')).map((route) => route.slice(4).replace('ID', 'u1').replace('bot=NAME', `bot=${createHash('sha256').update(KEY).digest('hex').slice(0, 12)}`).replace('=N', '=1').replace('TEXT', 'hi'));
     for (const path of paths) {
       const status = await new Promise<number>((resolve, reject) => {
         http.get(`${ep.url}${path}`, { headers: { accept: 'application/json' } }, (res) => {

@@ -11,6 +11,7 @@ import type { DialectName } from '../dialect.js';
 import { initial } from './0001-initial.js';
 import { projection } from './0003-projection.js';
 import { readIndexes } from './0004-read-indexes.js';
+import { erasures } from './0005-erasures.js';
 
 /** Every version of the schema, by name (names sort in the order they run). */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -18,6 +19,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0001_initial': initial(dialect),
     '0003_projection': projection(dialect),
     '0004_read_indexes': readIndexes(dialect),
+    '0005_erasures': erasures(dialect),
   };
 }
 
