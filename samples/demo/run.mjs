@@ -65,7 +65,7 @@ console.log(`\nTracking: ${stats.delivered} records delivered, ${stats.failed} g
 if (stats.failed > 0 || stats.dropped > 0) failed = true;
 
 console.log('What the tracking endpoint received:\n');
-const { stdout } = await promisify(execFile)(process.execPath, [cli, 'transcript', '--url', endpoint.url, '--key', API_KEY]);
+const { stdout } = await promisify(execFile)(process.execPath, [cli, 'transcript', '--url', endpoint.url]);
 process.stdout.write(stdout);
 
 await bot.close();

@@ -57,7 +57,12 @@ function onProcessExit(): void {
 function listen(on: boolean): void {
   const method = on ? 'on' : 'off';
   process[method]('exit', onProcessExit);
-  for (const [signal, listener] of signalListeners) process[method](signal, listener);
+  // First in line: an application's `process.once(signal, …)` is removed as it is called, so a
+  // listener called after it would think nobody else listens and end the process under it.
+  for (const [signal, listener] of signalListeners) {
+    if (on) process.prependListener(signal, listener);
+    else process.off(signal, listener);
+  }
 }
 
 /** Whether anything other than the clients' own watch listens for `signal` (the application, or a client's `closeOnSignals`). */

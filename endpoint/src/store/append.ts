@@ -119,12 +119,16 @@ export class AppendQueue {
     const room = this.hooks.room().then(() => {
       open = true;
     });
+    // Room that is there already (the usual case) is taken before any bound is looked at: a write
+    // is refused only for want of room, also once the endpoint is closing (maxWaitMs 0).
+    await Promise.race([room, new Promise<void>((resolve) => setImmediate(resolve))]);
     while (!open && this.queue.length > 0) {
       const wait = this.queue[0].queuedAt + this.maxWaitMs - performance.now();
       if (wait > 0) {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([room, new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, wait);
+          // Unref'd: the requests waiting hold the process, not this timer.
+          timer = setTimeout(resolve, wait).unref();
           this.wake = resolve;
         })]);
         clearTimeout(timer);

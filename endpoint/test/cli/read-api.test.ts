@@ -75,7 +75,7 @@ describe('getJson', () => {
 
   it('sends the key as a bearer header, and says to pass one on a 401', async () => {
     const { url, authorization } = await serve([{ status: 401, body: { ok: false, error: 'A key is needed.' } }]);
-    await expect(getJson(url, '/x', 'k-1')).rejects.toThrow(/^\/x answered 401: A key is needed\. Pass one of the endpoint's keys with --key\.$/);
+    await expect(getJson(url, '/x', 'k-1')).rejects.toThrow(/^\/x answered 401: A key is needed\. Pass a reader token with --token \(or env TRACKING_READER_TOKEN\); write keys cannot read\.$/);
     await expect(getJson(url, '/x')).rejects.toThrow(/^\/x answered 401: /);
     expect(authorization()).toEqual(['Bearer k-1', undefined]);
   });
