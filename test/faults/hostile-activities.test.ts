@@ -13,6 +13,11 @@ import { TrackingClient, type TrackingError } from '../../src/index.js';
 import { TrackingMiddleware, trackEvent } from '../../src/middleware/index.js';
 import { startTrackingEndpoint, type TrackingEndpoint } from 'botbuilder-conversation-analytics-endpoint';
 
+
+/** The kinds of nameless channel events the middleware records (as in src/middleware/events.ts), and a Messenger event's envelope. */
+const CHANNEL_EVENT_KINDS = ['referral', 'optin', 'postback', 'pass_thread_control', 'take_thread_control', 'request_thread_control', 'app_roles', 'payment', 'checkout_update', 'pre_checkout', 'account_linking', 'policy_enforcement', 'reaction', 'game_play', 'message_edit'];
+const MESSAGING_ENVELOPE = new Set(['sender', 'recipient', 'timestamp', 'prior_message']);
+
 const KEY = 'hostile-activity-key-31';
 const TOKEN = 'EAAHostilePageToken77c2a9';
 
@@ -224,7 +229,17 @@ describe('hostile activities through TrackingMiddleware', () => {
         const obj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
         const receipt = obj(data) && (obj(data.delivery) || obj(data.read) || (obj(data.message) && data.message.is_echo === true));
         const named = typeof name === 'string' && name !== '';
-        const channelEvent = !named && obj(data) && data.postback !== undefined && data.postback !== null;
+        // A nameless channel event is recorded when it has a known kind, or, for a Messenger messaging event (recipient.id and
+        // a numeric timestamp), any field besides the envelope; and a user: from.id, else (Messenger) sender.id. One without a
+        // user (a page-level Messenger event: no sender) is skipped, not refused.
+        const isSet = (v: unknown) => v !== undefined && v !== null;
+        const idOf = (v: unknown) => (typeof v === 'string' ? v : (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint' ? String(v) : undefined);
+        const messenger = obj(data) && obj(data.recipient) && idOf(data.recipient.id) !== undefined && typeof data.timestamp === 'number';
+        const fromId = idOf((incoming.from as { role?: unknown } | undefined)?.role === 'bot' ? (incoming.recipient as { id?: unknown } | undefined)?.id : (incoming.from as { id?: unknown } | undefined)?.id) ?? '';
+        const sender = messenger && obj(data.sender) ? idOf(data.sender.id) : undefined;
+        const user = messenger ? (sender === undefined ? '' : fromId || sender) : fromId;
+        const kind = obj(data) && (CHANNEL_EVENT_KINDS.some((k) => isSet(data[k])) || (messenger && Object.keys(data).some((k) => !MESSAGING_ENVELOPE.has(k) && isSet(data[k]))));
+        const channelEvent = !named && obj(data) && !receipt && kind && user !== '';
         const incomingRecords = !receipt && (type === 'message' || (events && type === 'event' && ((named && name !== 'ContinueConversation') || channelEvent))) ? 1 : 0;
         const expected = tracked.ok ? incomingRecords + tracked.sentMessages + (tracked.eventTracked ? 1 : 0) : undefined;
         const produced = (await endpoint.store.count()) - storedBefore + newErrors.length;
