@@ -12,7 +12,7 @@ const DAY = 86_400_000;
 const SPAN_DAYS = 90;
 
 /** A small seeded generator (mulberry32): the same numbers on every run. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

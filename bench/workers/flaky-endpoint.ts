@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { random as seeded } from '../lib/million.js';
 import { serve } from '../lib/worker.js';
 
 export type Fault = 'ok' | '500' | '503' | '429' | 'reset' | 'slow';
@@ -23,18 +24,6 @@ export interface FaultMix {
 export interface FlakyLog {
   requests: { user: string; fault: Fault }[];
   acknowledged: number;
-}
-
-/** mulberry32: the same seed, the same faults. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 let mix: FaultMix = {};
