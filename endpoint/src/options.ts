@@ -86,6 +86,14 @@ export interface TrackingEndpointOptions {
   /** Accept `referralEvent` as an event type. Default `false` (the spec does not say it is accepted). */
   allowReferralEvent?: boolean;
   /**
+   * Refuse (400) a `v` the spec does not list. Default `false`: besides `11.1.0-rest` and
+   * `10.1.1-rest` (checked against the spec's rule for the platform and type), a client version in
+   * the form real SDKs send, `MAJOR.MINOR.PATCH-SOURCE` such as `12.1.0-npm` (dashbot's npm
+   * client), is accepted for any platform and type, kept as the record's `v`, and said once per
+   * version in the log. Turn it on in a CI that checks a bot against the spec.
+   */
+  strictVersions?: boolean;
+  /**
    * Keep payment card numbers as sent. Default `false`: at ingestion, every run of 13 to 19 digits
    * (spaces or dashes allowed between groups) that passes the Luhn check is replaced by `•••• 1111`
    * (its last four digits), wherever it stands in a record. Turning this on stores card numbers,
@@ -144,6 +152,7 @@ export interface ResolvedOptions {
   maxBodyDepth: number;
   platformNames: PlatformNames;
   allowReferralEvent: boolean;
+  strictVersions: boolean;
   /** What is masked at ingestion. */
   masking: Required<MaskOptions>;
   requestTimeoutMs: number;
@@ -248,6 +257,7 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
       messenger: options.platformNames?.messenger ?? DEFAULT_PLATFORM_NAMES.messenger,
     }),
     allowReferralEvent: options.allowReferralEvent ?? false,
+    strictVersions: options.strictVersions ?? false,
     masking: { keepCardNumbers: options.keepCardNumbers ?? false, mask: checkMaskKinds(options.mask ?? []) },
     requestTimeoutMs,
     headersTimeoutMs: Math.min(count('headersTimeoutMs', options.headersTimeoutMs, 3_000, 1), requestTimeoutMs),

@@ -29,8 +29,12 @@ export interface StoredRecord {
   platform: string | null;
   /** Which of the spec's platforms that value names; `null` for the scripted form. */
   platformKind: PlatformKind | null;
-  /** The `v` query value; `null` for the scripted form. */
-  v: ApiVersion | null;
+  /**
+   * The `v` query value, which says which client sent the record: one of the spec's versions, or a
+   * client's own such as `12.1.0-npm` (accepted unless the endpoint runs with `strictVersions`);
+   * `null` for the scripted form.
+   */
+  v: ApiVersion | (string & {}) | null;
   /** The `type` query value. */
   type: StoredRecordType;
   /** A fingerprint of the API key the record came with (12 hex digits of its SHA-256), never the key itself. */

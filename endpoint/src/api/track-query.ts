@@ -3,16 +3,20 @@
  * separately). Reports every problem, each with the parameter's name as its path.
  */
 import {
-  API_VERSIONS, isApiVersion, platformKind, versionFor, type ApiVersion, type PlatformKind, type PlatformNames, type RecordType, type ValidationIssue,
+  API_VERSIONS, isApiVersion, platformKind, versionFor, type PlatformKind, type PlatformNames, type RecordType, type ValidationIssue,
 } from 'botbuilder-conversation-analytics/protocol';
 import type { StoredRecordType } from '../types.js';
+import { isClientVersion } from '../store/client-version.js';
 
 /** What a valid query says about the record. */
 export interface TrackTarget {
   /** The `platform` value; `null` when the scripted form omits it. */
   platform: string | null;
   kind: PlatformKind | null;
-  v: ApiVersion | null;
+  /** The `v` value as sent: a spec version, or (unless `strictVersions`) a client version such as `12.1.0-npm`. */
+  v: string | null;
+  /** `v` is a client version the spec does not list (accepted because `strictVersions` is off). */
+  clientVersion: boolean;
   type: StoredRecordType;
 }
 
@@ -39,6 +43,7 @@ function versionRule(kind: PlatformKind, type: string): string {
 export function checkTrackQuery(
   params: URLSearchParams,
   names: PlatformNames,
+  { strictVersions = false }: { strictVersions?: boolean } = {},
 ): { ok: true; target: TrackTarget } | { ok: false; problems: ValidationIssue[] } {
   const problems: ValidationIssue[] = [];
   for (const name of ['platform', 'v', 'type', 'apiKey']) {
@@ -59,11 +64,13 @@ export function checkTrackQuery(
   else if (platform !== null && kind === undefined) problems.push({ path: 'platform', expected: allowed, received: shown(platform) });
 
   const rule = !scripted && kind !== undefined && isRecordType(type) ? versionFor(kind, type) : undefined;
-  const expectedV = rule ? `"${rule}" (${versionRule(kind as PlatformKind, type as string)})` : `one of ${API_VERSIONS.map((x) => `"${x}"`).join(', ')}`;
+  const specV = rule ? `"${rule}" (${versionRule(kind as PlatformKind, type as string)})` : `one of ${API_VERSIONS.map((x) => `"${x}"`).join(', ')}`;
+  const expectedV = strictVersions ? specV : `${specV}, or a client version such as "12.1.0-npm"`;
+  const clientVersion = !strictVersions && v !== null && isClientVersion(v);
   if (v === null) {
     if (!scripted) problems.push({ path: 'v', expected: expectedV, received: 'missing' });
-  } else if (rule ? v !== rule : !isApiVersion(v)) problems.push({ path: 'v', expected: expectedV, received: shown(v) });
+  } else if (!clientVersion && (rule ? v !== rule : !isApiVersion(v))) problems.push({ path: 'v', expected: expectedV, received: shown(v) });
 
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, target: { platform, kind: kind ?? null, v: v as ApiVersion | null, type: type as StoredRecordType } };
+  return { ok: true, target: { platform, kind: kind ?? null, v, clientVersion, type: type as StoredRecordType } };
 }

@@ -51,7 +51,7 @@ function oneLine(text: string): string {
 export async function handleTrack(req: IncomingMessage, res: ServerResponse, { query }: Target, context: EndpointContext): Promise<void> {
   const key = context.keys.checkTrackingKey(query.get('apiKey'));
   if (!key.ok) return refuse(req, res, context, 401, key.error, key.problems);
-  const checked = checkTrackQuery(query, context.options.platformNames);
+  const checked = checkTrackQuery(query, context.options.platformNames, { strictVersions: context.options.strictVersions });
   if (!checked.ok) return refuse(req, res, context, 400, 'The query string does not make a valid tracking request.', checked.problems);
   if (!isJson(req.headers['content-type'])) {
     return refuse(req, res, context, 415, 'Content-Type must be application/json (a charset parameter is fine).');
@@ -82,6 +82,7 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     );
     id = record.seq;
     if (masked.changed) context.requests.masked();
+    if (target.clientVersion) context.requests.clientVersion(target.v!);
   } catch (error) {
     if (error instanceof CommitOutcomeUnknownError) {
       context.options.log(`tracking endpoint: a record may or may not be stored: ${error.message}`);

@@ -46,6 +46,8 @@ Options:
   --dm-platform NAME       Platform value of the direct-message platform (default twitter)
   --messenger-platform NAME  Platform value of the messenger platform (default facebook)
   --allow-referral-event   Accept referralEvent as an event type
+  --strict-versions        Refuse a v the spec does not list. By default a client version such as
+                           12.1.0-npm (dashbot's own SDKs) is accepted and said once in the log
   --keep-card-numbers      Store payment card numbers as sent. By default every run of 13-19 digits
                            (spaces or dashes between groups) that passes the Luhn check is stored
                            as •••• 1234 (its last four digits). PCI DSS RISK: with this flag the
@@ -139,6 +141,7 @@ export const serveCommand: Command = {
         'dm-platform': { type: 'string' },
         'messenger-platform': { type: 'string' },
         'allow-referral-event': { type: 'boolean' },
+        'strict-versions': { type: 'boolean' },
         'keep-card-numbers': { type: 'boolean' },
         mask: { type: 'string', multiple: true },
       },
@@ -171,6 +174,7 @@ export const serveCommand: Command = {
       maxWriteWaitMs: intOption('max-write-wait', values['max-write-wait'], 1),
       platformNames: { directMessage: values['dm-platform'], messenger: values['messenger-platform'] },
       allowReferralEvent: values['allow-referral-event'],
+      strictVersions: values['strict-versions'],
       keepCardNumbers: values['keep-card-numbers'],
       mask,
       log: (message) => println(io.stderr, message),

@@ -16,6 +16,9 @@ interface Counts {
   masked: number;
 }
 
+/** How many distinct non-spec client versions are said in the log. */
+export const MAX_VERSIONS_SAID = 20;
+
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
@@ -24,6 +27,8 @@ function plural(n: number, noun: string): string {
 export class RequestLog {
   private counts: Counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
   private readonly timer: NodeJS.Timeout | undefined;
+  /** Client versions outside the spec already said in the log (each is said once). */
+  private readonly versionsSaid = new Set<string>();
 
   /**
    * @param log Where lines go.
@@ -68,6 +73,18 @@ export class RequestLog {
   /** Counts a record stored with something masked in it (it is accepted too: `watch` counts it). */
   masked(): void {
     this.counts.masked++;
+  }
+
+  /**
+   * Says once per version that records came from a client version the spec does not list (such as
+   * `12.1.0-npm`, which dashbot's own npm client sends). At most {@link MAX_VERSIONS_SAID} versions are
+   * said; after that, no more, so that a client sending a new version with every request cannot fill the log.
+   */
+  clientVersion(v: string): void {
+    if (this.versionsSaid.has(v) || this.versionsSaid.size >= MAX_VERSIONS_SAID) return;
+    this.versionsSaid.add(v);
+    const more = this.versionsSaid.size === MAX_VERSIONS_SAID ? ` (the last such line: ${MAX_VERSIONS_SAID} versions said)` : '';
+    this.log(`tracking endpoint: accepting records from client version v=${v}, which the spec does not list (it lists 11.1.0-rest and 10.1.1-rest); start with --strict-versions to refuse them${more}.`);
   }
 
   /** Logs what happened since the last summary, if anything did. */

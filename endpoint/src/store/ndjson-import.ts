@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isApiVersion, PLATFORM_KINDS } from 'botbuilder-conversation-analytics/protocol';
+import { isClientVersion } from './client-version.js';
 import type { NewRecord, RecordStore } from './store.js';
 import { maskRecordBody, type MaskOptions } from './mask.js';
 import { stripAccessTokens } from './tokens.js';
@@ -41,7 +42,7 @@ export function parseRecordLine(line: string): StoredRecord | undefined {
     TYPES.has(r.type as string) &&
     isNullableString(r.platform) &&
     (r.platformKind === null || PLATFORM_KINDS.includes(r.platformKind as never)) &&
-    (r.v === null || isApiVersion(r.v)) &&
+    (r.v === null || (typeof r.v === 'string' && (isApiVersion(r.v) || isClientVersion(r.v)))) &&
     typeof r.bot === 'string' &&
     'body' in r;
   return valid ? (r as unknown as StoredRecord) : undefined;

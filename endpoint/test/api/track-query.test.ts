@@ -9,6 +9,8 @@ import type { RecordStore } from '../../src/store/store.js';
 import { KEY, Q, message, request, start, track } from '../helpers.js';
 
 const ALLOWED_PLATFORMS = 'one of "sms", "universal", "twitter", "facebook"';
+/** What a refused `v` is told besides the spec's versions, unless the endpoint runs with strictVersions. */
+const OR_CLIENT = ', or a client version such as "12.1.0-npm"';
 
 let endpoint: TrackingEndpoint;
 beforeAll(async () => {
@@ -28,7 +30,7 @@ describe('what a refused query says', () => {
     expect(await problems({ apiKey: KEY })).toEqual([
       { path: 'type', expected: 'one of "incoming", "outgoing", "event"', received: 'missing' },
       { path: 'platform', expected: ALLOWED_PLATFORMS, received: 'missing' },
-      { path: 'v', expected: 'one of "11.1.0-rest", "10.1.1-rest"', received: 'missing' },
+      { path: 'v', expected: 'one of "11.1.0-rest", "10.1.1-rest"' + OR_CLIENT, received: 'missing' },
     ]);
   });
 
@@ -47,20 +49,20 @@ describe('what a refused query says', () => {
 
   it('states the version rule that applies: universal messages, or every other platform and every event', async () => {
     expect(await problems({ ...Q.universalIn, v: '11.1.0-rest' })).toEqual([
-      { path: 'v', expected: '"10.1.1-rest" (the version for universal-platform messages)', received: '"11.1.0-rest"' },
+      { path: 'v', expected: '"10.1.1-rest" (the version for universal-platform messages)' + OR_CLIENT, received: '"11.1.0-rest"' },
     ]);
     expect(await problems({ ...Q.smsIn, v: '10.1.1-rest' })).toEqual([
-      { path: 'v', expected: '"11.1.0-rest" (the version for sms, direct-message and messenger platforms, and for every event)', received: '"10.1.1-rest"' },
+      { path: 'v', expected: '"11.1.0-rest" (the version for sms, direct-message and messenger platforms, and for every event)' + OR_CLIENT, received: '"10.1.1-rest"' },
     ]);
     expect(await problems({ ...Q.dmEvent, platform: 'universal', v: '10.1.1-rest' }, { name: 'e', type: 'customEvent', userId: 'u1' })).toEqual([
-      { path: 'v', expected: '"11.1.0-rest" (the version for sms, direct-message and messenger platforms, and for every event)', received: '"10.1.1-rest"' },
+      { path: 'v', expected: '"11.1.0-rest" (the version for sms, direct-message and messenger platforms, and for every event)' + OR_CLIENT, received: '"10.1.1-rest"' },
     ]);
   });
 
   it('checks v against the known versions when the platform or type is unknown', async () => {
     expect(await problems({ ...Q.universalIn, platform: 'telegram', v: '9.0' })).toEqual([
       { path: 'platform', expected: ALLOWED_PLATFORMS, received: '"telegram"' },
-      { path: 'v', expected: 'one of "11.1.0-rest", "10.1.1-rest"', received: '"9.0"' },
+      { path: 'v', expected: 'one of "11.1.0-rest", "10.1.1-rest"' + OR_CLIENT, received: '"9.0"' },
     ]);
     expect(await problems({ ...Q.universalIn, platform: 'telegram', v: '11.1.0-rest' })).toEqual([{ path: 'platform', expected: ALLOWED_PLATFORMS, received: '"telegram"' }]);
     expect(await problems({ ...Q.universalIn, type: 'x', v: '11.1.0-rest' })).toHaveLength(1);
@@ -92,7 +94,7 @@ describe('the scripted form (type=generic)', () => {
 
   it('refuses a platform or v the spec does not know', async () => {
     expect(await problems({ ...Q.scripted, platform: 'telegram' }, { text: 'x' })).toEqual([{ path: 'platform', expected: ALLOWED_PLATFORMS, received: '"telegram"' }]);
-    expect(await problems({ ...Q.scripted, v: '1.0' }, { text: 'x' })).toEqual([{ path: 'v', expected: 'one of "11.1.0-rest", "10.1.1-rest"', received: '"1.0"' }]);
+    expect(await problems({ ...Q.scripted, v: '1.0' }, { text: 'x' })).toEqual([{ path: 'v', expected: 'one of "11.1.0-rest", "10.1.1-rest"' + OR_CLIENT, received: '"1.0"' }]);
   });
 
   it('says which form a body does not match', async () => {

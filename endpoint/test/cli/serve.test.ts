@@ -88,6 +88,24 @@ describe('serve', () => {
     expect(log).not.toMatch(/k-secret-1|wrong-secret-2/);
   });
 
+  it('accepts a client version such as 12.1.0-npm and says so once, or refuses it with --strict-versions', async () => {
+    const query = new URLSearchParams({ platform: 'universal', v: '12.1.0-npm', type: 'incoming', apiKey: 'k-1' });
+    const post = (url: string) => fetch(`${url}/track?${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'hi', userId: 'u1' }) });
+    const lenient = await serve(['--memory', '--key', 'k-1']);
+    expect((await post(lenient.url)).status).toBe(200);
+    expect((await post(lenient.url)).status).toBe(200);
+    lenient.child.kill('SIGTERM');
+    await lenient.exited;
+    expect(lenient.errors().match(/client version v=12\.1\.0-npm/g)).toHaveLength(1);
+    const strict = await serve(['--memory', '--key', 'k-1', '--strict-versions']);
+    const refused = await post(strict.url);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { problems: unknown[] }).problems).toEqual([{ path: 'v', expected: '"10.1.1-rest" (the version for universal-platform messages)', received: '"12.1.0-npm"' }]);
+    strict.child.kill('SIGTERM');
+    await strict.exited;
+    expect(strict.errors()).not.toContain('client version');
+  });
+
   it('takes PostgreSQL from --database or TRACKING_DATABASE_URL, and says which URL (without its password) it cannot reach', async () => {
     const flag = await runCli(['serve', '--port', '0', '--database', 'postgres://bot:pw-123@127.0.0.1:1/x']);
     expect(flag.code).toBe(1);
