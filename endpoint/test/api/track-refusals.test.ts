@@ -197,7 +197,7 @@ describe('400: the version rule', () => {
     ['direct-message message with 10.1.1-rest', { ...Q.dmOut, v: '10.1.1-rest' }, '"11.1.0-rest"'],
     ['messenger webhook with 10.1.1-rest', { ...Q.fbIn, v: '10.1.1-rest' }, '"11.1.0-rest"'],
     ['event on universal with 10.1.1-rest', { ...Q.dmEvent, platform: 'universal', v: '10.1.1-rest' }, '"11.1.0-rest"'],
-    ['unknown version (not even in a a client MAJOR.MINOR.PATCH-SOURCE form)', { ...Q.smsIn, v: '12.0-rest' }, '"11.1.0-rest"'],
+    ['unknown version (not even in the client MAJOR.MINOR.PATCH-SOURCE form)', { ...Q.smsIn, v: '12.0-rest' }, '"11.1.0-rest"'],
   ])('refuses a %s', async (_name, query, wanted) => {
     const res = await track(endpoint, query, message('u1', 'hi'));
     expect(res.status).toBe(400);
