@@ -11,8 +11,8 @@
  * commit, the hot path, runs as one synchronous better-sqlite3 transaction of statements compiled
  * by Kysely once.
  */
-import { chmod, mkdir, open } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { chmod, mkdir, open, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { SqliteDialect, sql, type Kysely, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import { TrackingEndpointError } from '../errors.js';
@@ -73,13 +73,25 @@ export function keptStatements(database: BetterSqlite3.Database): SqliteDatabase
   };
 }
 
+/**
+ * A `.gitignore` of `*` in a folder the endpoint keeps its data in, so that `git add .` in a bot's
+ * project never commits transcripts. One already there (the user's own) is left as it is.
+ */
+async function ignoreInGit(folder: string): Promise<void> {
+  // 'wx': only when there is none. A failure is not the data's: opening the database says what is wrong with the folder.
+  await writeFile(join(folder, '.gitignore'), '# Made by the tracking endpoint: the data here holds conversations; keep it out of git.\n*\n', { flag: 'wx', mode: 0o600 }).catch(() => undefined);
+}
+
 /** The folder and file, created readable by this user only (the data holds conversations). */
 async function prepareFile(file: string): Promise<void> {
   const folder = dirname(file);
   // The first folder made, if any (mkdir's mode is narrowed by the umask: chmod gives 0700 whatever it is).
   const made = await mkdir(folder, { recursive: true, mode: 0o700 });
   // A folder the endpoint made for its data (or its default one) is kept 0700, also if made by an older version.
-  if (made !== undefined || basename(folder) === '.tracking-data') await chmod(folder, 0o700);
+  if (made !== undefined || basename(folder) === '.tracking-data') {
+    await chmod(folder, 0o700);
+    await ignoreInGit(folder);
+  }
   const handle = await open(file, 'a', 0o600);
   await handle.close();
   await chmod(file, 0o600); // a file made by hand or by an older version (SQLite makes its -wal file with the same mode)

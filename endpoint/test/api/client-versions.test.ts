@@ -112,7 +112,7 @@ describe('records from a client version the spec does not list', () => {
     const res = await fetch(`${endpoint.url}/track?apiKey=${KEY}&platform=universal&type=incoming&v=12.1.0-npm`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'hi', userId: 'u1' }),
     });
-    expect((await res.json()).problems).toEqual([{ path: 'v', expected: '"10.1.1-rest" (the version for universal-platform messages)', received: '"12.1.0-npm"' }]);
+    expect(((await res.json()) as { problems: unknown[] }).problems).toEqual([{ path: 'v', expected: '"10.1.1-rest" (the version for universal-platform messages)', received: '"12.1.0-npm"' }]);
     expect(log.filter((line) => line.includes('client version'))).toEqual([]);
   });
 

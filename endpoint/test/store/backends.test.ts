@@ -3,6 +3,7 @@
  * (store/sqlite.ts, store/postgres.ts, store/drivers.ts): files and their modes, locks, settings,
  * clear errors saying what to do, connections lost and regained.
  */
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,6 +169,37 @@ describe('the SQLite backend', () => {
     await chmod(defaultFolder, 0o755);
     await withStore(join(defaultFolder, 'tracking.db'), async () => undefined);
     expect(await mode(defaultFolder)).toBe(0o700);
+  });
+
+  it('puts a .gitignore of * in a data folder it made or in .tracking-data, so git add . never commits transcripts; a user\'s own is kept', async () => {
+    const made = join(folder.dir, `made-${unique()}`, 'tracking.db');
+    await withStore(made, async () => undefined);
+    const ignore = join(made, '..', '.gitignore');
+    expect((await readFile(ignore, 'utf8')).split('\n').filter((line) => line && !line.startsWith('#'))).toEqual(['*']);
+    const defaultFolder = join(folder.dir, `old-${unique()}`, '.tracking-data');
+    await mkdir(defaultFolder, { recursive: true });
+    await withStore(join(defaultFolder, 'tracking.db'), async () => undefined);
+    expect(await readFile(join(defaultFolder, '.gitignore'), 'utf8')).toContain('\n*\n');
+    // The user's own .gitignore is left as it is, and a folder of the user's own gets none.
+    const kept = join(folder.dir, `kept-${unique()}`, '.tracking-data');
+    await mkdir(kept, { recursive: true });
+    await writeFile(join(kept, '.gitignore'), '*.db\n');
+    await withStore(join(kept, 'tracking.db'), async () => undefined);
+    expect(await readFile(join(kept, '.gitignore'), 'utf8')).toBe('*.db\n');
+    const own = join(folder.dir, `own-${unique()}`);
+    await mkdir(own);
+    await withStore(join(own, 'tracking.db'), async () => undefined);
+    await expect(readFile(join(own, '.gitignore'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('leaves nothing of .tracking-data for git add . to pick up in a bot\'s project', async () => {
+    const project = join(folder.dir, `bot-${unique()}`);
+    await mkdir(project);
+    await writeFile(join(project, 'bot.js'), '// a bot\n');
+    execFileSync('git', ['init', '-q'], { cwd: project });
+    await withStore(join(project, '.tracking-data', 'tracking.db'), async () => undefined);
+    execFileSync('git', ['add', '.'], { cwd: project });
+    expect(execFileSync('git', ['diff', '--cached', '--name-only'], { cwd: project, encoding: 'utf8' }).trim().split('\n')).toEqual(['bot.js']);
   });
 
   it('refuses a file it cannot make, naming it and what to do', async () => {
