@@ -9,6 +9,7 @@ import { closeServer, createEndpointServer, listen, socketIdleTimeoutMs } from '
 import { openStore } from './store/open.js';
 import type { ImportReport } from './store/ndjson-import.js';
 import type { RecordStore, StoredRecords } from './store/store.js';
+import { whereKept } from './store/where-kept.js';
 
 /** A running endpoint. */
 export interface TrackingEndpoint {
@@ -88,7 +89,7 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
   }
   // Live streams write a comment well within the idle-socket timeout, so it never cuts them.
   const live = new LiveFeed(store, { heartbeatMs: Math.min(15_000, Math.floor(socketIdleTimeoutMs(resolved) / 3)), maxStreams: MAX_LIVE_STREAMS });
-  const requests = new RequestLog(resolved.log, resolved.summaryIntervalMs, () => `records kept in ${store.kind} (${store.location})`);
+  const requests = new RequestLog(resolved.log, resolved.summaryIntervalMs, () => `records kept ${whereKept(store.kind, store.location)}`);
   const retention = startRetention(store, resolved.retentionDays, resolved.log);
   const server = createEndpointServer(createRoutes(), { options: resolved, store, keys, live, requests });
   let port: number;

@@ -1,7 +1,9 @@
 /** `serve`: runs the local tracking endpoint until Ctrl+C (SIGINT) or SIGTERM. */
+import { networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import { startTrackingEndpoint, type TrackingEndpoint } from '../index.js';
 import { DEFAULT_DATABASE_FILE, DEFAULT_PORT } from '../options.js';
 import { parseMaskKinds } from '../store/mask.js';
+import { whereKept } from '../store/where-kept.js';
 import { PROGRAM, UsageError, intOption, parseCommandArgs, println, type CliIO, type Command } from './command.js';
 
 const usage = `Usage: ${PROGRAM} serve [options]
@@ -70,22 +72,41 @@ function readers(endpoint: TrackingEndpoint): string {
   return endpoint.access.open ? 'open on this machine: no --reader given' : 'nobody yet: give --reader NAME=TOKEN to read';
 }
 
+/**
+ * The addresses to print for `url`: itself, unless it listens on every interface (`0.0.0.0`, `::`),
+ * which is no address another machine can use. Then the interfaces' own: those other machines
+ * can reach first (IPv4 before IPv6, link-local IPv6 left out), then this machine's loopback.
+ */
+export function reachableUrls(url: string, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>): string[] {
+  const parsed = new URL(url);
+  const any = parsed.hostname === '0.0.0.0' ? 'IPv4' : parsed.hostname === '[::]' ? 'IPv6' : undefined;
+  if (any === undefined) return [url];
+  const all = Object.values(interfaces).flatMap((list) => list ?? []);
+  // An IPv6 socket on :: takes IPv4 connections too (Node's default), so both families are reachable.
+  const usable = all.filter((address) => (any === 'IPv6' || address.family === 'IPv4') && !address.address.toLowerCase().startsWith('fe80:'));
+  const order = (address: NetworkInterfaceInfo) => (address.internal ? 2 : 0) + (address.family === 'IPv4' ? 0 : 1);
+  const sorted = usable.sort((a, b) => order(a) - order(b));
+  const urls = sorted.map((address) => `${parsed.protocol}//${address.family === 'IPv6' ? `[${address.address}]` : address.address}${parsed.port === '' ? '' : `:${parsed.port}`}`);
+  return urls.length > 0 ? [...new Set(urls)] : [url];
+}
+
 async function describe(endpoint: TrackingEndpoint, keyCount: number): Promise<string[]> {
   const stored = await endpoint.store.count();
   const { kind, location } = endpoint.database;
-  const where = location === ':memory:' ? 'in memory only (lost on stop)' : `${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ${location}`;
+  const where = whereKept(kind, location);
   const imported = endpoint.imported;
+  const [url, ...others] = reachableUrls(endpoint.url, networkInterfaces());
   return [
-    `Tracking endpoint listening on ${endpoint.url}`,
-    `  Track:  POST ${endpoint.url}/track  (${endpoint.acceptsAnyKey ? 'no --key given: accepting any API key that is not a placeholder' : `accepting ${keyCount} API key${keyCount === 1 ? '' : 's'}`})`,
-    `  Page:   ${endpoint.url}/  (transcripts and charts, live)`,
-    `  Read:   ${endpoint.url}/api/summary, /api/users, /api/conversations, /api/transcript?user=ID  (${readers(endpoint)})`,
+    `Tracking endpoint listening on ${url}${others.length > 0 ? ` (every interface; also ${others.join(', ')})` : ''}`,
+    `  Track:  POST ${url}/track  (${endpoint.acceptsAnyKey ? 'no --key given: accepting any API key that is not a placeholder' : `accepting ${keyCount} API key${keyCount === 1 ? '' : 's'}`})`,
+    `  Page:   ${url}/  (transcripts and charts, live)`,
+    `  Read:   ${url}/api/summary, /api/users, /api/conversations, /api/transcript?user=ID  (${readers(endpoint)})`,
     `  Data:   ${where} (${stored} record${stored === 1 ? '' : 's'})`,
     ...(imported !== undefined
       ? [`  Import: ${imported.records} record(s) from ${imported.file} (left in place)${imported.skipped > 0 ? `; ${imported.skipped} unreadable line(s) skipped` : ''}`]
       : []),
-    `  Health: ${endpoint.url}/healthz`,
-    `  Bots:   TRACKING_BASE_URL=${endpoint.url}`,
+    `  Health: ${url}/healthz`,
+    `  Bots:   TRACKING_BASE_URL=${url}`,
     'Press Ctrl+C to stop.',
   ];
 }

@@ -19,13 +19,19 @@ interface Counts {
 /** How many distinct non-spec client versions are said in the log. */
 export const MAX_VERSIONS_SAID = 20;
 
+function emptyCounts(): Counts {
+  return { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
+}
+
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Watches responses, logs refusals, and sums them up now and then. */
 export class RequestLog {
-  private counts: Counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
+  private counts: Counts = emptyCounts();
+  /** Everything since start, for the line at close(). */
+  private readonly total: Counts = emptyCounts();
   private readonly timer: NodeJS.Timeout | undefined;
   /** Client versions outside the spec already said in the log (each is said once). */
   private readonly versionsSaid = new Set<string>();
@@ -47,10 +53,10 @@ export class RequestLog {
     res.once('finish', () => {
       const status = res.statusCode;
       if (status < 400) {
-        if (path === '/track') this.counts.accepted++;
+        if (path === '/track') this.add((c) => c.accepted++);
         return;
       }
-      this.counts.refused.set(status, (this.counts.refused.get(status) ?? 0) + 1);
+      this.refused(status);
       const reason = (refusalReason(res) ?? '').slice(0, 300);
       this.log(`tracking endpoint: refused ${req.method} ${path.slice(0, 100)} with ${status} from ${req.socket.remoteAddress ?? 'an unknown address'}: ${reason}`);
     });
@@ -61,18 +67,28 @@ export class RequestLog {
    * HTTP, headers too large, a body that stopped arriving): no method or path can be trusted there.
    */
   refusedConnection(status: number, reason: string, remoteAddress: string | undefined): void {
-    this.counts.refused.set(status, (this.counts.refused.get(status) ?? 0) + 1);
+    this.refused(status);
     this.log(`tracking endpoint: refused a request with ${status} from ${remoteAddress ?? 'an unknown address'}: ${reason}`);
   }
 
   /** Counts a request answered 503 after waiting for the views past its bound (it is refused too: `watch` counts its status). */
   waitedPast(kind: 'read' | 'write'): void {
-    this.counts.waited[kind]++;
+    this.add((c) => c.waited[kind]++);
   }
 
   /** Counts a record stored with something masked in it (it is accepted too: `watch` counts it). */
   masked(): void {
-    this.counts.masked++;
+    this.add((c) => c.masked++);
+  }
+
+  /** Counts in this summary's counts and in the totals since start. */
+  private add(count: (counts: Counts) => void): void {
+    count(this.counts);
+    count(this.total);
+  }
+
+  private refused(status: number): void {
+    this.add((c) => c.refused.set(status, (c.refused.get(status) ?? 0) + 1));
   }
 
   /**
@@ -89,20 +105,31 @@ export class RequestLog {
 
   /** Logs what happened since the last summary, if anything did. */
   summarise(): void {
-    const { accepted, refused, waited, masked } = this.counts;
-    if (accepted === 0 && refused.size === 0) return;
-    this.counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
+    const line = this.describeCounts(this.counts);
+    if (line === undefined) return;
+    this.counts = emptyCounts();
+    this.log(`tracking endpoint: ${line}`);
+  }
+
+  /** `2 records accepted, 1 request refused (401: 1); …; records kept in …`, or undefined when nothing happened. */
+  private describeCounts({ accepted, refused, waited, masked }: Counts): string | undefined {
+    if (accepted === 0 && refused.size === 0) return undefined;
     const total = [...refused.values()].reduce((sum, n) => sum + n, 0);
     const detail = [...refused.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
     const where = this.describe?.();
     const late = waited.read + waited.write > 0 ? `; waited past their bound for the views: ${plural(waited.read, 'read')}, ${plural(waited.write, 'write')} (not stored)` : '';
     const hidden = masked > 0 ? ` (${masked} masked)` : '';
-    this.log(`tracking endpoint: ${accepted} record${accepted === 1 ? '' : 's'} accepted${hidden}, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${late}${where ? `; ${where}` : ''}.`);
+    return `${accepted} record${accepted === 1 ? '' : 's'} accepted${hidden}, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${late}${where ? `; ${where}` : ''}.`;
   }
 
-  /** Logs the last summary and stops. */
+  /**
+   * Stops, logging one line of everything since start (the minute summaries each cover their own
+   * minute), when anything happened at all.
+   */
   close(): void {
     clearInterval(this.timer);
-    this.summarise();
+    const line = this.describeCounts(this.total);
+    this.counts = emptyCounts();
+    if (line !== undefined) this.log(`tracking endpoint: since start: ${line}`);
   }
 }

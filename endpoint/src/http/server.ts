@@ -28,7 +28,10 @@ function onClientError(error: NodeJS.ErrnoException, socket: Duplex, refused: (s
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: a reset or unwritable socket cannot carry an answer; writing one anyway fails silently (Node put a no-op error listener on it before this event) and end()'s callback destroys it
   const gone = error.code === 'ECONNRESET' || !socket.writable;
-  if (gone || inFlight?.headersSent) {
+  // A connection that never sent a byte (a browser's preconnect, a load balancer's TCP check) is
+  // no refused request: it is closed without an answer or a log line.
+  const silent = (socket as Duplex & { bytesRead?: number }).bytesRead === 0;
+  if (gone || silent || inFlight?.headersSent) {
     socket.destroy();
     return;
   }

@@ -85,7 +85,7 @@ describe.each(bothDatabases('masking.db'))('on $name', ({ database }) => {
 
     await endpoint.close();
     endpoint = undefined;
-    expect(log.filter((line) => /records? accepted/.test(line))).toEqual([expect.stringMatching(/^tracking endpoint: 2 records accepted \(1 masked\), 0 requests refused; /)]);
+    expect(log.filter((line) => /records? accepted/.test(line))).toEqual([expect.stringMatching(/^tracking endpoint: since start: 2 records accepted \(1 masked\), 0 requests refused; /)]);
   });
 });
 
@@ -99,7 +99,7 @@ describe('options', () => {
     expect((await recordBody(endpoint, secret.body.id)).platformJson).toEqual({ token: SECRET_MARKER });
     await endpoint.close();
     endpoint = undefined;
-    expect(log.filter((line) => /records? accepted/.test(line))).toEqual(['tracking endpoint: 2 records accepted (1 masked), 0 requests refused; records kept in sqlite (:memory:).']);
+    expect(log.filter((line) => /records? accepted/.test(line))).toEqual(['tracking endpoint: since start: 2 records accepted (1 masked), 0 requests refused; records kept in memory only (lost on stop).']);
   });
 
   it('mask: email and phone masks those too; without it they are kept; an unknown kind is refused', async () => {

@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { networkInterfaces } from 'node:os';
+import { reachableUrls } from '../../src/cli/serve.js';
 import { runCli, spawnCli } from './helpers.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -104,6 +106,20 @@ describe('serve', () => {
     strict.child.kill('SIGTERM');
     await strict.exited;
     expect(strict.errors()).not.toContain('client version');
+  });
+
+  it('on --host 0.0.0.0 prints addresses other machines can use, not 0.0.0.0, and one of them answers', async () => {
+    const server = await serve(['--memory', '--host', '0.0.0.0', '--key', 'k-1']);
+    try {
+      expect(server.output()).not.toContain('0.0.0.0');
+      const expected = reachableUrls('http://0.0.0.0:1', networkInterfaces()).map((url) => url.replace(/:1$/, ''));
+      expect(expected.some((url) => server.url.startsWith(`${url}:`))).toBe(true);
+      expect(server.output()).toContain(`TRACKING_BASE_URL=${server.url}`);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
   });
 
   it('takes PostgreSQL from --database or TRACKING_DATABASE_URL, and says which URL (without its password) it cannot reach', async () => {

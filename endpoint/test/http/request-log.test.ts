@@ -24,7 +24,7 @@ async function begin(options: Parameters<typeof start>[0] = {}): Promise<Trackin
   return endpoint;
 }
 
-const summaries = () => log.filter((line) => /^tracking endpoint: \d+ records? accepted/.test(line));
+const summaries = () => log.filter((line) => /^tracking endpoint: (since start: )?\d+ records? accepted/.test(line));
 
 describe('each refused request', () => {
   it('is logged in one line: method, path without its query, status, client address and why — never the key', async () => {
@@ -79,8 +79,66 @@ describe('a request Node answers before any route', () => {
       'tracking endpoint: refused a request with 431 from 127.0.0.1: The request headers are too large.',
       'tracking endpoint: refused a request with 408 from 127.0.0.1: The request took too long to arrive; the connection is closed. Send the whole request at once.',
     ]);
-    expect(summaries()).toEqual(['tracking endpoint: 0 records accepted, 3 requests refused (400: 1, 408: 1, 431: 1); records kept in sqlite (:memory:).']);
+    expect(summaries()).toEqual(['tracking endpoint: since start: 0 records accepted, 3 requests refused (400: 1, 408: 1, 431: 1); records kept in memory only (lost on stop).']);
     expect(log.join('\n')).not.toContain(KEY);
+  });
+});
+
+describe('a connection that never sends a byte (a browser\'s preconnect)', () => {
+  it('is closed without an answer, a log line or a count, while one that sent part of a request is refused with 408', async () => {
+    const ep = await begin({ requestTimeoutMs: 300, headersTimeoutMs: 300 });
+    const silent = await connect(ep);
+    const closed = await readUntilClose(silent, 10_000);
+    expect(closed).toMatchObject({ data: '', closed: true });
+    silent.destroy();
+    expect(log).toEqual([]);
+    const partial = await connect(ep);
+    partial.write('GET / HTTP/1.1\r\nHost: 1');
+    expect((await readUntilClose(partial, 10_000)).data).toMatch(/^HTTP\/1\.1 408 /);
+    partial.destroy();
+    await ep.close();
+    expect(log).toEqual([
+      'tracking endpoint: refused a request with 408 from 127.0.0.1: The request took too long to arrive; the connection is closed. Send the whole request at once.',
+      'tracking endpoint: since start: 0 records accepted, 1 request refused (408: 1); records kept in memory only (lost on stop).',
+    ]);
+  });
+});
+
+describe('the line at close()', () => {
+  it('counts everything since start, also what the minute summaries already said', async () => {
+    const ep = await begin({ summaryIntervalMs: 50 });
+    await track(ep, Q.universalIn, message('u1', 'a'));
+    await track(ep, Q.universalIn, message('u1', 'b'));
+    await expect.poll(summaries).toEqual(['tracking endpoint: 2 records accepted, 0 requests refused; records kept in memory only (lost on stop).']);
+    await track(ep, Q.universalIn, message('u1', 'c'));
+    await track(ep, { ...Q.universalIn, apiKey: 'nope' }, message('u1', 'd'));
+    await expect.poll(() => summaries().length).toBe(2);
+    expect(summaries()[1]).toBe('tracking endpoint: 1 record accepted, 1 request refused (401: 1); records kept in memory only (lost on stop).');
+    await ep.close();
+    expect(summaries()).toHaveLength(3);
+    expect(summaries()[2]).toBe('tracking endpoint: since start: 3 records accepted, 1 request refused (401: 1); records kept in memory only (lost on stop).');
+  });
+
+  it('counts masked records and waits past their bound since start too', () => {
+    const lines: string[] = [];
+    const requests = new RequestLog((line) => lines.push(line), 0);
+    for (const [status, path] of [[200, '/track'], [503, '/track']] as const) {
+      const { req, res, finish } = exchange(status, '127.0.0.1');
+      requests.watch(req, res, path);
+      finish();
+    }
+    requests.masked();
+    requests.waitedPast('write');
+    requests.summarise();
+    const ok = exchange(200, '127.0.0.1');
+    requests.watch(ok.req, ok.res, '/track');
+    ok.finish();
+    requests.masked();
+    requests.close();
+    expect(lines.filter((line) => line.includes('accepted'))).toEqual([
+      'tracking endpoint: 1 record accepted (1 masked), 1 request refused (503: 1); waited past their bound for the views: 0 reads, 1 write (not stored).',
+      'tracking endpoint: since start: 2 records accepted (2 masked), 1 request refused (503: 1); waited past their bound for the views: 0 reads, 1 write (not stored).',
+    ]);
   });
 });
 
@@ -120,7 +178,7 @@ describe('the line of a refused request, as RequestLog writes it', () => {
       finish();
     }
     requests.close();
-    expect(lines.at(-1)).toBe('tracking endpoint: 2 records accepted, 1 request refused (400: 1).');
+    expect(lines.at(-1)).toBe('tracking endpoint: since start: 2 records accepted, 1 request refused (400: 1).');
   });
 
   it('counts the reads and writes answered 503 after waiting for the views past their bound, in the summary only when there were some', () => {
@@ -165,18 +223,18 @@ describe('the summary', () => {
     await track(ep, { ...Q.universalIn, apiKey: 'nope' }, message('u1', 'd'));
     await request(ep, '/api/summary');
     await ep.close();
-    expect(summaries()).toEqual(['tracking endpoint: 2 records accepted, 3 requests refused (401: 2, 404: 1); records kept in sqlite (:memory:).']);
+    expect(summaries()).toEqual(['tracking endpoint: since start: 2 records accepted, 3 requests refused (401: 2, 404: 1); records kept in memory only (lost on stop).']);
   });
 
   it('says "1 record" and "1 request", and lists no statuses when nothing was refused', async () => {
     const ep = await begin();
     await track(ep, Q.universalIn, message('u1', 'a'));
     await ep.close();
-    expect(summaries()).toEqual(['tracking endpoint: 1 record accepted, 0 requests refused; records kept in sqlite (:memory:).']);
+    expect(summaries()).toEqual(['tracking endpoint: since start: 1 record accepted, 0 requests refused; records kept in memory only (lost on stop).']);
     const again = await begin();
     await request(again, '/nowhere');
     await again.close();
-    expect(summaries().at(-1)).toBe('tracking endpoint: 0 records accepted, 1 request refused (404: 1); records kept in sqlite (:memory:).');
+    expect(summaries().at(-1)).toBe('tracking endpoint: since start: 0 records accepted, 1 request refused (404: 1); records kept in memory only (lost on stop).');
   });
 
   it('is not logged when nothing happened', async () => {
@@ -188,11 +246,11 @@ describe('the summary', () => {
   it('is logged every summaryIntervalMs when something happened, counting from the last one', async () => {
     const ep = await begin({ summaryIntervalMs: 50 });
     await track(ep, Q.universalIn, message('u1', 'a'));
-    await expect.poll(summaries).toEqual(['tracking endpoint: 1 record accepted, 0 requests refused; records kept in sqlite (:memory:).']);
+    await expect.poll(summaries).toEqual(['tracking endpoint: 1 record accepted, 0 requests refused; records kept in memory only (lost on stop).']);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(summaries()).toHaveLength(1);
     await request(ep, '/nowhere');
-    await expect.poll(() => summaries().at(-1)).toBe('tracking endpoint: 0 records accepted, 1 request refused (404: 1); records kept in sqlite (:memory:).');
+    await expect.poll(() => summaries().at(-1)).toBe('tracking endpoint: 0 records accepted, 1 request refused (404: 1); records kept in memory only (lost on stop).');
   });
 
   it('is not logged on a timer with summaryIntervalMs 0, only at close()', async () => {
