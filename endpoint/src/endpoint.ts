@@ -10,6 +10,8 @@ import { openStore } from './store/open.js';
 import type { ImportReport } from './store/ndjson-import.js';
 import type { RecordStore, StoredRecords } from './store/store.js';
 import { whereKept } from './store/where-kept.js';
+import { loadTls } from './http/tls.js';
+import type { Server as HttpsServer } from 'node:https';
 
 /** A running endpoint. */
 export interface TrackingEndpoint {
@@ -30,6 +32,15 @@ export interface TrackingEndpoint {
    * when reads trust one, and whether reads are open (loopback with no reader). Never a token.
    */
   readonly access: { readonly readerCount: number; readonly proxyUserHeader: string | undefined; readonly open: boolean };
+  /** With HTTPS: the certificate in use (subject and expiry) as read at start; `undefined` for plain HTTP. */
+  readonly tls: string | undefined;
+  /**
+   * Reads the certificate and key files again and uses them for new connections (connections
+   * open go on with the old one). Resolves with the new certificate's subject and expiry; rejects
+   * with a `TrackingEndpointError` naming the file (the old certificate stays in use) — or when
+   * the endpoint serves plain HTTP.
+   */
+  reloadTls(): Promise<string>;
   /** The stored records (`await endpoint.store.count()`, `records()`, `record(seq)`, `lastSeq()`). */
   readonly store: StoredRecords;
   /**
@@ -58,8 +69,8 @@ function describeListenError(error: NodeJS.ErrnoException, host: string, port: n
 const MAX_LIVE_STREAMS = 32;
 const DAY_MS = 86_400_000;
 
-function formatUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+function formatUrl(host: string, port: number, secure: boolean): string {
+  return `${secure ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**
@@ -80,6 +91,8 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
   const resolved = resolveOptions(options);
   // Readers are checked before the database is opened: a bad --reader stops nothing half-started.
   const keys = new KeyPolicy(resolved.apiKeys, resolved.loopback, resolved.botNames, { readers: resolved.readers, trustProxyUser: resolved.trustProxyUser, readerUsers: resolved.readerUsers });
+  // The certificate is read before the database is opened: a bad file stops nothing half-started.
+  const tls = resolved.tls === undefined ? undefined : await loadTls(resolved.tls);
   const { store, imported } = await openStore({
     database: resolved.database, fsync: resolved.fsync, importFrom: resolved.importFrom, masking: resolved.masking, log: resolved.log,
     waits: { readMs: resolved.maxReadWaitMs, writeMs: resolved.maxWriteWaitMs },
@@ -91,7 +104,7 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
   const live = new LiveFeed(store, { heartbeatMs: Math.min(15_000, Math.floor(socketIdleTimeoutMs(resolved) / 3)), maxStreams: MAX_LIVE_STREAMS });
   const requests = new RequestLog(resolved.log, resolved.summaryIntervalMs, () => `records kept ${whereKept(store.kind, store.location)}`);
   const retention = startRetention(store, resolved.retentionDays, resolved.log);
-  const server = createEndpointServer(createRoutes(), { options: resolved, store, keys, live, requests });
+  const server = createEndpointServer(createRoutes(), { options: resolved, store, keys, live, requests }, tls?.context);
   let port: number;
   try {
     port = await listen(server, resolved);
@@ -105,7 +118,7 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
   server.on('error', (error) => resolved.log(`tracking endpoint: server error: ${error.message}`));
   let closing: Promise<void> | undefined;
   return {
-    url: formatUrl(resolved.host, port),
+    url: formatUrl(resolved.host, port, tls !== undefined),
     port,
     host: resolved.host,
     database: { kind: store.kind, location: store.location },
@@ -113,6 +126,13 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
     acceptsAnyKey: keys.acceptsAnyKey,
     access: { readerCount: keys.readerCount, proxyUserHeader: keys.proxyUserHeader, open: resolved.loopback && keys.readerCount === 0 && keys.proxyUserHeader === undefined },
     store,
+    tls: tls?.description,
+    async reloadTls() {
+      if (resolved.tls === undefined) throw new TrackingEndpointError('This endpoint serves plain HTTP: there is no certificate to reload (start it with tlsCertFile and tlsKeyFile).');
+      const loaded = await loadTls(resolved.tls);
+      (server as HttpsServer).setSecureContext(loaded.context);
+      return loaded.description;
+    },
     close() {
       live.close(); // ends the live streams, so they never hold the close up
       retention.stop();

@@ -86,6 +86,14 @@ export interface TrackingEndpointOptions {
   /** Accept `referralEvent` as an event type. Default `false` (the spec does not say it is accepted). */
   allowReferralEvent?: boolean;
   /**
+   * Serve HTTPS: the certificate file (PEM; with its chain after it, as `fullchain.pem`) and its
+   * private key file (PEM). Both or neither. Read at start and again on `endpoint.reloadTls()`
+   * (`serve` calls it on SIGHUP), so a renewed certificate is taken up without a restart.
+   */
+  tlsCertFile?: string;
+  /** The private key of `tlsCertFile`. */
+  tlsKeyFile?: string;
+  /**
    * Refuse (400) a `v` the spec does not list. Default `false`: besides `11.1.0-rest` and
    * `10.1.1-rest` (checked against the spec's rule for the platform and type), a client version in
    * the form real SDKs send, `MAJOR.MINOR.PATCH-SOURCE` such as `12.1.0-npm` (dashbot's npm
@@ -153,6 +161,8 @@ export interface ResolvedOptions {
   platformNames: PlatformNames;
   allowReferralEvent: boolean;
   strictVersions: boolean;
+  /** HTTPS: the certificate and key files; `undefined` for plain HTTP. */
+  tls: { certFile: string; keyFile: string } | undefined;
   /** What is masked at ingestion. */
   masking: Required<MaskOptions>;
   requestTimeoutMs: number;
@@ -218,6 +228,15 @@ function checkPlatformNames(names: PlatformNames): PlatformNames {
   return names;
 }
 
+/** The TLS files: both or neither. */
+function checkTlsFiles(certFile: string | undefined, keyFile: string | undefined): { certFile: string; keyFile: string } | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (!certFile || !keyFile) {
+    throw new TrackingEndpointError(`HTTPS needs both a certificate and its key: give ${certFile ? 'tlsKeyFile (--tls-key)' : 'tlsCertFile (--tls-cert)'} too.`);
+  }
+  return { certFile, keyFile };
+}
+
 /** Applies defaults. Throws a `TrackingEndpointError` for an option that cannot work. */
 export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedOptions {
   const host = options.host ?? '127.0.0.1';
@@ -258,6 +277,7 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
     }),
     allowReferralEvent: options.allowReferralEvent ?? false,
     strictVersions: options.strictVersions ?? false,
+    tls: checkTlsFiles(options.tlsCertFile, options.tlsKeyFile),
     masking: { keepCardNumbers: options.keepCardNumbers ?? false, mask: checkMaskKinds(options.mask ?? []) },
     requestTimeoutMs,
     headersTimeoutMs: Math.min(count('headersTimeoutMs', options.headersTimeoutMs, 3_000, 1), requestTimeoutMs),

@@ -48,6 +48,9 @@ Options:
   --dm-platform NAME       Platform value of the direct-message platform (default twitter)
   --messenger-platform NAME  Platform value of the messenger platform (default facebook)
   --allow-referral-event   Accept referralEvent as an event type
+  --tls-cert FILE          Serve HTTPS with this certificate (PEM, chain included: fullchain.pem);
+  --tls-key FILE           and this private key (PEM). Both are read again on SIGHUP (kill -HUP),
+                           so a renewed certificate is used without a restart
   --strict-versions        Refuse a v the spec does not list. By default a client version such as
                            12.1.0-npm (dashbot's own SDKs) is accepted and said once in the log
   --keep-card-numbers      Store payment card numbers as sent. By default every run of 13-19 digits
@@ -102,6 +105,7 @@ async function describe(endpoint: TrackingEndpoint, keyCount: number): Promise<s
     `  Page:   ${url}/  (transcripts and charts, live)`,
     `  Read:   ${url}/api/summary, /api/users, /api/conversations, /api/transcript?user=ID  (${readers(endpoint)})`,
     `  Data:   ${where} (${stored} record${stored === 1 ? '' : 's'})`,
+    ...(endpoint.tls !== undefined ? [`  TLS:    ${endpoint.tls} (kill -HUP ${process.pid} reloads it)`] : []),
     ...(imported !== undefined
       ? [`  Import: ${imported.records} record(s) from ${imported.file} (left in place)${imported.skipped > 0 ? `; ${imported.skipped} unreadable line(s) skipped` : ''}`]
       : []),
@@ -127,6 +131,14 @@ function watchSignals(io: CliIO): { signalled: Promise<string>; dispose: () => v
   });
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   return { signalled, dispose: () => void process.off('SIGINT', onSignal).off('SIGTERM', onSignal) };
+}
+
+/** On SIGHUP: the certificate files are read again; one that cannot be used leaves the old one in use. */
+function reloadCertificate(endpoint: TrackingEndpoint, io: CliIO): void {
+  endpoint.reloadTls().then(
+    (description) => println(io.stderr, `tracking endpoint: SIGHUP: reloaded the TLS certificate: ${description}.`),
+    (error: Error) => println(io.stderr, `tracking endpoint: SIGHUP: kept the TLS certificate in use: ${error.message}`),
+  );
 }
 
 /** `--retention 90` or `90d`: a number of days greater than 0. */
@@ -163,6 +175,8 @@ export const serveCommand: Command = {
         'messenger-platform': { type: 'string' },
         'allow-referral-event': { type: 'boolean' },
         'strict-versions': { type: 'boolean' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
         'keep-card-numbers': { type: 'boolean' },
         mask: { type: 'string', multiple: true },
       },
@@ -196,6 +210,8 @@ export const serveCommand: Command = {
       platformNames: { directMessage: values['dm-platform'], messenger: values['messenger-platform'] },
       allowReferralEvent: values['allow-referral-event'],
       strictVersions: values['strict-versions'],
+      tlsCertFile: values['tls-cert'],
+      tlsKeyFile: values['tls-key'],
       keepCardNumbers: values['keep-card-numbers'],
       mask,
       log: (message) => println(io.stderr, message),
@@ -204,7 +220,10 @@ export const serveCommand: Command = {
       throw error;
     });
     for (const line of await describe(endpoint, apiKeys.length)) println(io.stdout, line);
+    const reload = endpoint.tls === undefined ? undefined : () => reloadCertificate(endpoint, io);
+    if (reload) process.on('SIGHUP', reload);
     await signals.signalled;
+    if (reload) process.off('SIGHUP', reload);
     await endpoint.close();
     println(io.stdout, 'Stopped.');
     return 0;

@@ -7,7 +7,9 @@
  * waiting for the views, a write waiting to be committed) is never cut by it: its waits have
  * bounds of their own (`maxReadWaitMs`, `maxWriteWaitMs`), past which it is answered 503.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { ResolvedOptions } from '../options.js';
 import { dispatch, type EndpointContext, type Route } from './router.js';
@@ -67,23 +69,27 @@ export function keepWorking(res: ServerResponse): void {
   });
 }
 
-/** Creates the server (not yet listening) that routes requests with `routes`. */
-export function createEndpointServer(routes: ReadonlyMap<string, Route>, context: EndpointContext): Server {
+/**
+ * Creates the server (not yet listening) that routes requests with `routes`: HTTPS with `tls`
+ * (a certificate and key, replaced later with `setSecureContext`), HTTP otherwise.
+ */
+export function createEndpointServer(routes: ReadonlyMap<string, Route>, context: EndpointContext, tls?: Pick<SecureContextOptions, 'cert' | 'key'>): Server {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = context.options;
-  const server = createServer(
-    {
-      requestTimeout: requestTimeoutMs,
-      headersTimeout: headersTimeoutMs,
-      // A quarter of the headers timeout, 50 ms to 1 s: a request that stops arriving is cut soon after its time is up.
-      // Stryker disable next-line MethodExpression: checking more often than every 50 ms cuts no request earlier (Node compares each with its own timeout), it only costs more work
-      connectionsCheckingInterval: Math.max(50,
-        Math.min(1000, Math.floor(headersTimeoutMs / 4))),
-    },
-    (req, res) => {
-      keepWorking(res);
-      dispatch(routes, req, res, context);
-    },
-  );
+  const options = {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: headersTimeoutMs,
+    // A quarter of the headers timeout, 50 ms to 1 s: a request that stops arriving is cut soon after its time is up.
+    // Stryker disable next-line MethodExpression: checking more often than every 50 ms cuts no request earlier (Node compares each with its own timeout), it only costs more work
+    connectionsCheckingInterval: Math.max(50,
+      Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+  };
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    keepWorking(res);
+    dispatch(routes, req, res, context);
+  };
+  const server: Server = tls === undefined ? createServer(options, handle) : createHttpsServer({ ...options, ...tls }, handle);
+  // A TLS handshake that fails (a plain-HTTP client, an untrusted certificate) is no request: closed without a word, as Node does.
+  server.on('tlsClientError', (_error: Error, socket: Duplex) => socket.destroy());
   server.keepAliveTimeout = keepAliveTimeoutMs;
   server.timeout = socketIdleTimeoutMs(context.options);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => onClientError(error, socket, (status, reason, address) => context.requests.refusedConnection(status, reason, address)));
