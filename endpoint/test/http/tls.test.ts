@@ -105,7 +105,7 @@ describe('HTTPS', () => {
     expect(await servedFingerprint(endpoint.port)).toBe(second.fingerprint);
     // A renewal caught half-way: the first certificate with the second's key.
     await copyFile(first.certFile, certFile);
-    const mismatch = await endpoint.reloadTls().catch((error: unknown) => error as Error);
+    const mismatch = (await endpoint.reloadTls().then(() => new Error('reloaded'), (error: unknown) => error)) as Error;
     expect(mismatch).toBeInstanceOf(TrackingEndpointError);
     expect(mismatch.message).toBe(`The TLS key ${keyFile} cannot be used with the certificate ${certFile} (${(mismatch.cause as Error).message}). Give the private key that belongs to this certificate.`);
     expect(await servedFingerprint(endpoint.port)).toBe(second.fingerprint);
