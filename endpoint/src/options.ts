@@ -246,7 +246,7 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
   const loopback = isLoopback(host);
   const names = (options.allowedHosts ?? []).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
   const wildcard = host === '0.0.0.0' || host === '::' || host === '';
-  const allowedHosts = wildcard && names.length === 0 ? undefined : new Set([...names, ...(wildcard ? [] : [host.toLowerCase().replace(/^\[(.*)\]$/, '[$1]')]), ...(host.includes(':') && !wildcard ? [`[${host.toLowerCase()}]`] : [])]);
+  const allowedHosts = wildcard && names.length === 0 ? undefined : new Set([...names, ...(wildcard ? [] : [host.toLowerCase()]), ...(host.includes(':') && !wildcard ? [`[${host.toLowerCase()}]`] : [])]);
   if (!loopback && apiKeys.length === 0) {
     throw new TrackingEndpointError(`Listening on ${host} exposes the endpoint to other machines: give at least one API key (--key or TRACKING_API_KEYS), or listen on 127.0.0.1.`);
   }
