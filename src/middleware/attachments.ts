@@ -14,6 +14,7 @@ export { buttonOf } from './cards.js';
 
 function attachmentsOf(activity: ActivityLike): Record<string, any>[] {
   const attachments: unknown = activity.attachments;
+  // Stryker disable next-line ArrayDeclaration,MethodExpression: a non-object attachment (a string, a number, null) is read by no reader: each reads fields it lacks, or throws and is skipped by eachAttachment
   return Array.isArray(attachments) ? attachments.filter(isObject) : [];
 }
 
@@ -40,6 +41,7 @@ export function looksLikeImageUrl(url: string): boolean {
 
 /** True for an attachment that is an image: an `image/*` content type, or no media type and a URL that names an image file. */
 export function isImageAttachment(attachment: Record<string, any>): boolean {
+  // Stryker disable next-line StringLiteral: any text that is not an image, video, audio or card type stands for none alike
   const type = typeof attachment.contentType === 'string' ? attachment.contentType : '';
   if (/^image(?:\/|$)/i.test(type)) return true;
   return !/^(video|audio)(?:\/|$)/i.test(type) && !/card/i.test(type) && typeof attachment.contentUrl === 'string' && looksLikeImageUrl(attachment.contentUrl);
@@ -56,6 +58,7 @@ const MAX_TWILIO_MEDIA = 10;
  * vCards, PDFs) are not images; they stay in `platformJson`. Secrets in URLs are masked.
  */
 function twilioImageUrls(channelData: unknown): string[] {
+  // Stryker disable next-line ConditionalExpression: a channelData that is not an object has no MediaUrl0 or mediaUrl (a string, a number, an array), or throws when read (null, undefined), which imagesOf skips
   if (!isObject(channelData)) return [];
   const urls: string[] = [];
   for (let i = 0; i < MAX_TWILIO_MEDIA; i++) {
@@ -69,6 +72,7 @@ function twilioImageUrls(channelData: unknown): string[] {
   }
   const sent: unknown = channelData.mediaUrl;
   for (const url of Array.isArray(sent) ? sent : [sent]) {
+    // Stryker disable next-line ConditionalExpression: imageUrl also takes only strings; the check is for looksLikeImageUrl's type
     const safe = typeof url === 'string' && looksLikeImageUrl(url) ? imageUrl(url) : undefined;
     if (safe !== undefined) urls.push(safe);
   }
@@ -88,6 +92,7 @@ export function imagesOf(activity: ActivityLike): Image[] {
       const url = imageUrl(attachment.contentUrl);
       if (url !== undefined) images.push({ url });
     }
+    // Stryker disable next-line OptionalChaining: without a card, reading undefined throws after the attachment's own image was taken, and eachAttachment skips the rest of it, which reads nothing more
     for (const raw of readCard(attachment)?.imageUrls ?? []) {
       const url = imageUrl(raw);
       if (url !== undefined) images.push({ url });
@@ -116,6 +121,7 @@ export function buttonsOf(activity: ActivityLike): Button[] {
 
 function rawButtonsOf(activity: ActivityLike): Button[] {
   const buttons: Button[] = [];
+  // Stryker disable next-line OptionalChaining: without a card, reading undefined throws and eachAttachment skips that attachment, which has no buttons either way
   eachAttachment(activity, (attachment) => buttons.push(...(readCard(attachment)?.buttons ?? [])));
   return [...buttons, ...suggestedButtonsOf(activity)];
 }
@@ -147,6 +153,7 @@ export function suggestedButtonsOf(activity: ActivityLike): Button[] {
 export function cardTextOf(activity: ActivityLike): string | undefined {
   let text: string | undefined;
   eachAttachment(activity, (attachment) => {
+    // Stryker disable next-line OptionalChaining: without a card, reading undefined throws and eachAttachment skips that attachment, which has no text either way
     text ??= readCard(attachment)?.text;
   });
   return text;
@@ -168,8 +175,9 @@ function submitData(button: Button): Record<string, unknown> | undefined {
     const data: unknown = JSON.parse(button.value);
     return isObject(data) ? data : undefined;
   } catch {
-    return undefined; // Not JSON: not an Adaptive Card submit.
+    // Not JSON: not an Adaptive Card submit.
   }
+  return undefined;
 }
 
 /** True for a button that carries no submit data of its own: no value, or data that is an empty JSON object (an `Action.Submit` or `Action.Execute` without `data`, or with `{}`). */
@@ -241,6 +249,7 @@ export function isTaskFetchClick(activity: ActivityLike, offered: OfferedButtons
  *    `Action.Submit` whose data is text, is text the channel sends for the user): that button's id.
  */
 export function buttonClickOf(activity: ActivityLike, offered: OfferedButtons | undefined): string | undefined {
+  // Stryker disable next-line ArrayDeclaration: a string in the list has no value or label, so it matches no click
   const buttons = offered?.flat() ?? [];
   if (isAdaptiveCardAction(activity)) {
     const action = (activity.value as { action: Record<string, unknown> }).action;

@@ -5,6 +5,9 @@
  * here, as Node would deliver them; with real signals and real exits, in child processes, see
  * test/faults/awaited-delivery.test.ts.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TrackingClient, type Logger } from '../../src/index.js';
 import { othersListen, watchEnd } from '../../src/client/exit-guard.js';
@@ -136,6 +139,55 @@ describe('a client with records pending', () => {
     await waitFor(() => c.stats().inFlight === 1);
     process.emit('exit', 0);
     expect(entries.map((e) => e.message)).toEqual([`process exiting: the process is ending with 3 records not delivered: 3 outgoing. ${LEFT}`]);
+  });
+
+  it('at process.exit(): counts the records of deferred tasks not run yet (the middleware\'s) as records', async () => {
+    const { logger, entries } = capture();
+    const c = client({ logger });
+    void c.sms.logOutgoing({ text: 'out', userId: 'u' }).catch(() => undefined);
+    await waitFor(() => c.stats().inFlight === 1);
+    c.defer(() => c.trackAndForget('sms', 'incoming', { text: 'deferred 1', userId: 'u' }));
+    c.defer(() => c.trackAndForget('sms', 'incoming', { text: 'deferred 2', userId: 'u' }));
+    process.emit('exit', 0);
+    expect(entries.map((e) => e.message)).toEqual([`process exiting: the process is ending with 3 records not delivered: 2 record, 1 outgoing. ${LEFT}`]);
+    expect(entries[0].fields).toEqual({ left: { outgoing: 1, record: 2 } });
+  });
+
+  it('with closeOnSignals listening ahead of the watch (a client made while another had records pending): the signal is its, nothing said of records left behind, raised once after close', async () => {
+    const left = process.listeners('SIGINT');
+    for (const l of left) process.off('SIGINT', l);
+    onCleanup(() => left.forEach((l) => process.on('SIGINT', l)));
+    // Another client with a record pending (held 20 s): the clients' watch listens for SIGINT from now on.
+    const other = client({ logger: false });
+    void other.sms.logIncoming({ text: 'other', userId: 'u9' }).catch(() => undefined);
+    await waitFor(() => other.stats().inFlight === 1);
+    sink.behave(() => ({ delayMs: 50 }));
+    // Made now, its closeOnSignals listener goes ahead of the watch's.
+    const { logger, entries } = capture();
+    const c = client({ logger, closeOnSignals: ['SIGINT'] });
+    void c.sms.logIncoming({ text: 'a', userId: 'u' });
+    await waitFor(() => c.stats().inFlight === 1);
+    process.emit('SIGINT', 'SIGINT');
+    // The other client has no closeOnSignals: it says what it leaves behind (as a process would end);
+    // the signal is raised only by closeOnSignals, once this client has closed.
+    expect(raised).toEqual([]);
+    await waitFor(() => raised.length > 0);
+    expect(raised).toEqual([{ pid: process.pid, signal: 'SIGINT' }]);
+    expect(entries.some((e) => e.message.includes('not delivered'))).toBe(false);
+    expect(entries.at(-1)?.message).toContain('SIGINT: tracking closed: 1 delivered');
+  });
+
+  it('at process.exit() before a replay has queued anything: says nothing (the saved records stay on disk)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'end-watch-'));
+    onCleanup(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const saved = [0, 1].map((i) => JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, i + 1], body: { text: `saved ${i}`, userId: 'u' } }));
+    fs.writeFileSync(path.join(dir, 'records-1-earlier.ndjson'), `${saved.join('\n')}\n`);
+    const { logger, entries } = capture();
+    const c = client({ logger, persistDir: dir });
+    // The replay's first round runs on the next turn of the event loop: nothing is queued yet.
+    expect(c.stats()).toMatchObject({ queued: 0, inFlight: 0 });
+    process.emit('exit', 0);
+    expect(entries.filter((e) => e.message.includes('not delivered'))).toEqual([]);
   });
 
   it('at process.exit() with nothing pending: says nothing', async () => {
