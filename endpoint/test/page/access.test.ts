@@ -137,6 +137,29 @@ describe('signing in', () => {
   });
 });
 
+describe('a token withdrawn while the page reads', () => {
+  it('brings the sign-in form back, saying why, at the first read answered 401 (the endpoint restarted without that reader)', async () => {
+    const first = await startEndpoint({ host: '0.0.0.0', readers: ['old=withdrawn-later-token'] });
+    const port = first.port;
+    let second: Awaited<ReturnType<typeof startEndpoint>> | undefined;
+    try {
+      watched = await openPage(browser, `http://127.0.0.1:${port}`);
+      await watched.page.goto(`http://127.0.0.1:${port}/`);
+      await signIn(watched, 'withdrawn-later-token');
+      await watched.page.locator('.live[data-status="live"]').waitFor();
+      await first.close();
+      second = await startEndpoint({ host: '0.0.0.0', port, readers: ['new=another-token'] });
+      // The live stream reconnects, is answered 401, and the page signs out.
+      await expect.poll(() => watched!.page.locator('.sign-in-error').textContent(), { timeout: 15_000 }).toBe('Your reader token is no longer accepted; sign in again.');
+      expect(await watched.page.evaluate((key) => sessionStorage.getItem(key), STORAGE)).toBeNull();
+      expect(await watched.page.locator('.topbar').count()).toBe(0);
+    } finally {
+      await second?.close();
+      await first.close().catch(() => undefined);
+    }
+  });
+});
+
 describe('a reader of the pizza bot', () => {
   it('is offered only its bot in the filter and sees only its users; card numbers show masked in the transcript, the search and the record\'s JSON', async () => {
     const { page, problems } = await openSignIn('#view=conversations&list=users');
