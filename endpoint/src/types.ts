@@ -310,6 +310,16 @@ export interface BotsResponse {
   bots: { bot: string; name: string | null; records: number }[];
 }
 
+/** The body of `GET /api/access`: who is reading and what they may do. */
+export interface AccessResponse {
+  /** The reader's name (`--reader NAME=…`, or the user the auth proxy names); null when reads are open (loopback, no reader configured). */
+  reader: string | null;
+  /** The bots the reader may see (the name given with `--key NAME=KEY`, else null); null: every bot. */
+  bots: { bot: string; name: string | null }[] | null;
+  /** May erase users' data. */
+  admin: boolean;
+}
+
 /** The body of a 200 answer to `POST /track`. */
 export interface TrackAccepted {
   ok: true;

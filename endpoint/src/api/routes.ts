@@ -11,7 +11,7 @@ import { sendError, sendJson } from '../http/respond.js';
 import type { EndpointContext, Route, Target } from '../http/router.js';
 import { handleTrack } from './track.js';
 import { handleForgetUser, handleUsersGet } from './users-api.js';
-import type { BotsResponse } from '../types.js';
+import type { AccessResponse, BotsResponse } from '../types.js';
 
 /** What `GET /api` (and `GET /` for clients that do not ask for HTML) lists. */
 const INDEX = {
@@ -82,7 +82,8 @@ function handleEvents(req: IncomingMessage, res: ServerResponse, { access }: Tar
 /** `GET /api/access`: who is reading (null when reads are open), the bots they may see (null: every bot), and whether they may erase. */
 function handleAccess(_req: IncomingMessage, res: ServerResponse, { access }: Target, { keys }: EndpointContext): void {
   const bots = access.bots === null ? null : [...access.bots].map((bot) => ({ bot, name: keys.nameOf(bot) ?? null }));
-  sendJson(res, 200, { reader: access.reader, bots, admin: access.admin });
+  const body: AccessResponse = { reader: access.reader, bots, admin: access.admin };
+  sendJson(res, 200, body);
 }
 
 /** Builds the route table: path → route. */

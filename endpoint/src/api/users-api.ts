@@ -108,7 +108,8 @@ export async function handleForgetUser(_req: IncomingMessage, res: ServerRespons
   const bot = botParam(res, target.query, context);
   if (bot === undefined) return;
   if (!sees(target.access, bot)) {
-    const none: ErasureResponse = { ok: true, bot, userHash: '', records: 0, entries: 0 };
+    // As a bot that holds nothing answers: the bot as the request named it (never its fingerprint), nothing erased.
+    const none: ErasureResponse = { ok: true, bot: (target.query.get('bot') as string).trim(), userHash: '', records: 0, entries: 0 };
     return sendJson(res, 200, none);
   }
   const erasure = await context.store.forgetUser({ bot, userId: user.userId, by: target.access.reader });

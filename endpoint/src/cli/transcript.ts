@@ -71,9 +71,14 @@ export const transcriptCommand: Command = {
         conversation: { type: 'string' },
         limit: { type: 'string' },
         token: { type: 'string' },
+        // Not an option of its own: a write key cannot read, so say what to give instead of "Unknown option".
+        key: { type: 'string' },
         json: { type: 'boolean' },
       },
     });
+    if (values.key !== undefined) {
+      throw new UsageError('--key is a write key, and write keys cannot read: give a reader token with --token TOKEN (or env TRACKING_READER_TOKEN), one the endpoint was started with as --reader NAME=TOKEN.');
+    }
     if (values.user !== undefined && values.conversation !== undefined) throw new UsageError('give --user or --conversation, not both.');
     if (values.limit !== undefined && (values.user !== undefined || values.conversation !== undefined)) {
       throw new UsageError(`--limit is the number of users to show; it does not go with --${values.user !== undefined ? 'user' : 'conversation'}.`);

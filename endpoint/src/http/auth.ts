@@ -205,11 +205,11 @@ export class KeyPolicy {
   /**
    * Who is reading, or why they may not. With `--trust-proxy-user`, the user the proxy names
    * (refused without the header, or for a user not listed). Otherwise a reader token as
-   * `Authorization: Bearer <token>`, or `token` (the page's sign-in form). On loopback with no
+   * `Authorization: Bearer <token>` (the page sends the token it signed in with so). On loopback with no
    * reader configured, reads are open (the router has already refused a `Host` that is not the
    * endpoint's, so a web page cannot read through DNS rebinding). A write key never reads.
    */
-  checkRead(req: IncomingMessage, token: string | null = null): ReadCheck {
+  checkRead(req: IncomingMessage): ReadCheck {
     if (this.proxyHeader !== undefined) {
       const value = req.headers[this.proxyHeader];
       const user = (Array.isArray(value) ? value[0] : value)?.trim();
@@ -219,7 +219,7 @@ export class KeyPolicy {
       return { ok: true, access };
     }
     const auth = req.headers.authorization;
-    const given = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : token;
+    const given = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : null;
     if (given) {
       const i = matchIndex(given, this.readers.map((r) => r.digest));
       if (i !== -1) return { ok: true, access: this.readers[i].access };

@@ -1,6 +1,7 @@
 /**
  * The page's HTML: a shell that loads the script and stylesheet (the script builds everything
- * else from the JSON read side), and the page shown when reading needs a key. No inline script
+ * else from the JSON read side, and asks for a reader token when it needs one), and the page
+ * shown when an auth proxy's user may not read. No inline script
  * or style, and nothing from a request is written into the HTML.
  */
 
@@ -28,30 +29,14 @@ ${body}
 export const PAGE_HTML = htmlDocument(`<noscript><p class="notice">This page needs JavaScript. The same data is available as JSON: see <a href="api">/api</a>.</p></noscript>
 <div id="app" class="app"></div>`, true);
 
-/** Why the page is not shown. */
-export type PageRefusal = 'key-needed' | 'wrong-key' | 'wrong-host' | 'no-access';
+/** Why the page is not shown (behind an auth proxy; with reader tokens, the page itself asks for one). */
+export type PageRefusal = 'proxy-sign-in' | 'no-access';
 
-/**
- * The page shown instead when reading is not allowed: a form that asks for one of the
- * endpoint's reader tokens (it reloads the page as `/?key=…`; the page keeps it in sessionStorage
- * and takes it out of the address), or the addresses to use instead.
- */
+/** The page shown instead when the auth proxy named no user, or a user without read access. */
 export function refusalHtml(reason: PageRefusal): string {
-  if (reason === 'wrong-host') {
-    return htmlDocument(`<main class="notice"><h1>${PAGE_TITLE}</h1>
-<p>This endpoint only answers pages opened at <strong>localhost</strong> or <strong>127.0.0.1</strong> (so other web sites cannot read it). Open it at one of those addresses.</p></main>`, false);
-  }
-  if (reason === 'no-access') {
-    return htmlDocument(`<main class="notice"><h1>${PAGE_TITLE}</h1>
-<p>You are signed in, but not as one of this endpoint's readers. Ask its operator for read access.</p></main>`, false);
-  }
-  const why = reason === 'wrong-key'
-    ? 'That is not one of this endpoint\'s reader tokens (write keys cannot read).'
-    : 'Reading this endpoint needs a reader token.';
+  const why = reason === 'no-access'
+    ? 'You are signed in, but not as one of this endpoint\'s readers. Ask its operator for read access.'
+    : 'Reading this endpoint needs signing in through its sign-in gateway; this request came without a signed-in user. Open the page at the gateway\'s address.';
   return htmlDocument(`<main class="notice"><h1>${PAGE_TITLE}</h1>
-<p>${why}</p>
-<form method="get" action="./" class="key-form">
-<label>Reader token <input type="password" name="key" autocomplete="off" required></label>
-<button type="submit">Open</button>
-</form></main>`, false);
+<p>${why}</p></main>`, false);
 }

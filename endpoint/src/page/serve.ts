@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson, type Headers } from '../http/respond.js';
 import type { Handler, Route } from '../http/router.js';
 import { loadPageAssets, type PageAsset, type PageAssets } from './assets.js';
-import { PAGE_HTML, refusalHtml, type PageRefusal } from './html.js';
+import { PAGE_HTML, refusalHtml } from './html.js';
 
 /**
  * The page's Content-Security-Policy. Images from records are not loaded unless asked for
@@ -28,7 +28,7 @@ export function contentSecurityPolicy(remoteImages: boolean): string {
     "connect-src 'self'",
     `img-src 'self' data:${remoteImages ? ' https:' : ''}`,
     "base-uri 'none'",
-    "form-action 'self'",
+    "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
 }
@@ -103,12 +103,12 @@ export function pageRoutes(index: unknown): [string, Route][] {
 
   const page: Handler = (req, res, { query }, context) => {
     if (!wantsHtml(req)) return sendJson(res, 200, index, { Vary: 'Accept' });
-    // The page itself holds no data, but it is only shown to those who may read.
-    const key = query.get('key');
-    const access = context.keys.checkRead(req, key);
-    if (!access.ok) {
-      const reason: PageRefusal = access.status === 403 ? 'no-access' : key === null ? 'key-needed' : 'wrong-key';
-      return sendHtml(res, access.status, refusalHtml(reason));
+    // The page holds no data: its script asks who reads (GET /api/access) and, when the endpoint
+    // answers 401, signs in with a reader token in the page. Behind an auth proxy the proxy signs
+    // in: a request it did not name a user in, or a user without access, is told so here.
+    if (context.keys.proxyUserHeader !== undefined) {
+      const access = context.keys.checkRead(req);
+      if (!access.ok) return sendHtml(res, access.status, refusalHtml(access.status === 403 ? 'no-access' : 'proxy-sign-in'));
     }
     sendHtml(res, 200, PAGE_HTML, query.get('images') === 'remote');
   };

@@ -75,6 +75,17 @@ describe('transcript', () => {
     expect(bad.stderr).toContain('--limit must be a whole number between 0 and');
   });
 
+  it('exits 2 for --key (a write key), saying that reading needs a reader token, without echoing the key', async () => {
+    for (const args of [['--key', 'pizza-write-key-9'], ['--key=pizza-write-key-9', '--token', 'reader-1']]) {
+      const result = await runCli(['transcript', '--url', endpoint.url, ...args]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--key is a write key, and write keys cannot read: give a reader token with --token TOKEN (or env TRACKING_READER_TOKEN)');
+      expect(result.stderr).not.toContain('Unknown option');
+      expect(result.stderr).not.toContain('pizza-write-key-9');
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('exits 1 and says so for a user with no records', async () => {
     const result = await runCli(['transcript', '--url', endpoint.url, '--user', 'nobody']);
     expect(result.code).toBe(1);

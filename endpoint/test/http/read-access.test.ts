@@ -21,6 +21,7 @@ const SUPPORT_KEY = 'support-write-key-2';
 const ALL = 'reader-all-token-1';
 const PIZZA_ONLY = 'reader-pizza-token-2';
 const ADMIN = 'reader-admin-token-3';
+const PIZZA_ADMIN = 'reader-pizza-admin-token-4';
 const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 12);
 /** What only the support bot's records hold: none of it may reach the pizza reader. */
 const SUPPORT_SECRETS = ['support-user-9', 'Sabrina Supportova', 'wobbly-refund-phrase', 'support-conv-3', 'RefundIntent', 'refund_done', fingerprint(SUPPORT_KEY)];
@@ -57,7 +58,7 @@ beforeAll(async () => {
   endpoint = await startTrackingEndpoint({
     port: 0, host: '0.0.0.0', database: false, log: () => undefined, closeGraceMs: 200,
     apiKeys: [`pizza=${PIZZA_KEY}`, `support=${SUPPORT_KEY}`],
-    readers: [`all=${ALL}`, `pz=${PIZZA_ONLY}:pizza`, `boss=${ADMIN}:*:admin`],
+    readers: [`all=${ALL}`, `pz=${PIZZA_ONLY}:pizza`, `boss=${ADMIN}:*:admin`, `pzboss=${PIZZA_ADMIN}:pizza:admin`],
   });
   base = `http://127.0.0.1:${endpoint.port}`;
   await post(PIZZA_KEY, 'incoming', said('pizza-user-7', 'a pepperoni-phrase please', 'pizza-conv-1', { intent: { name: 'OrderIntent', inputs: [] } }, 'Paolo'));
@@ -202,6 +203,89 @@ describe('a reader scoped to the pizza bot', () => {
     } finally {
       req.destroy();
     }
+  });
+});
+
+/** A request with a token as `Authorization: Bearer` (none: no header); the status and the body. */
+async function send(method: 'GET' | 'DELETE', path: string, token: string | null): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${base}${path}`, { method, headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+  return { status: res.status, text: await res.text() };
+}
+
+describe('exports and erasure, for every kind of reader and for write keys', () => {
+  const SUPPORT_FP = fingerprint(SUPPORT_KEY);
+  const supportRecords = async () => (await endpoint.store.records()).filter((r) => r.bot === SUPPORT_FP).length;
+  /** Every way of naming the support bot's user, and the pizza bot's. */
+  const SUPPORT_EXPORTS = ['/api/users/support-user-9/export?bot=support', `/api/users/support-user-9/export?bot=${SUPPORT_FP}`];
+  const PIZZA_EXPORT = '/api/users/pizza-user-7/export?bot=pizza';
+
+  it('exports: write keys and no token get 401; the all-bots readers get both bots\' users; the pizza readers get the support user as if it never existed', async () => {
+    for (const path of [...SUPPORT_EXPORTS, PIZZA_EXPORT]) {
+      for (const token of [PIZZA_KEY, SUPPORT_KEY, null]) {
+        const res = await send('GET', path, token);
+        expect([path, token, res.status]).toEqual([path, token, 401]);
+        for (const secret of [...SUPPORT_SECRETS, ...PIZZA_MARKS]) expect(res.text).not.toContain(secret);
+      }
+      for (const token of [ALL, ADMIN]) expect([path, token, (await send('GET', path, token)).status]).toEqual([path, token, 200]);
+    }
+    const full = await send('GET', SUPPORT_EXPORTS[0], ALL);
+    const lines = full.text.trim().split('\n').map((line) => JSON.parse(line) as { bot: string; body: { userId?: string } });
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.every((r) => r.bot === SUPPORT_FP && r.body.userId === 'support-user-9')).toBe(true);
+    expect(full.text).toContain('wobbly-refund-phrase');
+
+    const never = await send('GET', '/api/users/nobody-at-all/export?bot=pizza', PIZZA_ONLY);
+    expect(never.status).toBe(404);
+    for (const token of [PIZZA_ONLY, PIZZA_ADMIN]) {
+      for (const path of SUPPORT_EXPORTS) {
+        const res = await send('GET', path, token);
+        expect([path, token, res.status, res.text]).toEqual([path, token, 404, never.text]);
+      }
+      const own = await send('GET', PIZZA_EXPORT, token);
+      expect(own.status).toBe(200);
+      expect(own.text).toContain('pepperoni-phrase');
+      for (const secret of SUPPORT_SECRETS) expect([token, secret, own.text.includes(secret)]).toEqual([token, secret, false]);
+    }
+  });
+
+  it('erasure: write keys and no token get 401, readers without the admin right 403, and nothing is erased', async () => {
+    const before = await supportRecords();
+    expect(before).toBeGreaterThanOrEqual(2);
+    for (const token of [PIZZA_KEY, SUPPORT_KEY, null]) {
+      const res = await send('DELETE', '/api/users/support-user-9?bot=support', token);
+      expect([token, res.status]).toEqual([token, 401]);
+      expect(JSON.parse(res.text).error).toMatch(/reading needs a reader token/i);
+    }
+    for (const token of [ALL, PIZZA_ONLY]) {
+      for (const path of ['/api/users/support-user-9?bot=support', '/api/users/pizza-user-7?bot=pizza']) {
+        const res = await send('DELETE', path, token);
+        expect([token, path, res.status]).toEqual([token, path, 403]);
+        expect(JSON.parse(res.text)).toEqual({ ok: false, error: 'Erasing needs an admin reader.' });
+      }
+    }
+    expect(await supportRecords()).toBe(before);
+    expect((await send('GET', SUPPORT_EXPORTS[0], ALL)).status).toBe(200);
+  });
+
+  it('erasure: an admin of the pizza bot erases nothing of the support bot and learns nothing of it; the admin of every bot erases the user, once', async () => {
+    const before = await supportRecords();
+    for (const bot of ['support', SUPPORT_FP]) {
+      const res = await send('DELETE', `/api/users/support-user-9?bot=${bot}`, PIZZA_ADMIN);
+      const never = await send('DELETE', `/api/users/nobody-at-all?bot=${bot}`, PIZZA_ADMIN);
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.text)).toEqual({ ok: true, bot, userHash: '', records: 0, entries: 0 });
+      expect(res.text).toBe(never.text);
+    }
+    expect(await supportRecords()).toBe(before);
+
+    const erased = await send('DELETE', '/api/users/support-user-9?bot=support', ADMIN);
+    expect(erased.status).toBe(200);
+    expect(JSON.parse(erased.text)).toMatchObject({ ok: true, bot: SUPPORT_FP, records: before, userHash: createHash('sha256').update('support-user-9').digest('hex').slice(0, 16) });
+    expect(erased.text).not.toContain('support-user-9');
+    expect(await supportRecords()).toBe(0);
+    expect((await send('GET', SUPPORT_EXPORTS[0], ADMIN)).status).toBe(404);
+    expect(JSON.parse((await send('DELETE', '/api/users/support-user-9?bot=support', ADMIN)).text)).toMatchObject({ records: 0, entries: 0 });
+    expect((await send('GET', PIZZA_EXPORT, ALL)).status).toBe(200);
   });
 });
 

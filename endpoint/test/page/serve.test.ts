@@ -1,6 +1,6 @@
 /**
  * Serving the page at `/`: HTML for browsers and the JSON index for everything else, its files,
- * its security headers, and the key it needs off loopback. (page.test.ts and the others drive it in a browser.)
+ * its security headers, and who it is shown to off loopback and behind an auth proxy. (page.test.ts and the others drive it in a browser.)
  */
 import { readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -151,28 +151,47 @@ describe('off loopback', () => {
   });
   afterAll(() => wide.close());
 
-  it('asks for a key instead of showing the page, with a form that reloads it as /?key=', async () => {
-    const res = await fetch(`${base}/`, { headers: HTML });
-    expect(res.status).toBe(401);
-    const html = await res.text();
-    expect(html).toContain('<form method="get" action="./"');
-    expect(html).toContain('name="key"');
-    expect(html).not.toContain('page/app.js');
-    expect(res.headers.get('content-security-policy')).toContain("form-action 'self'");
-  });
-
-  it('shows the page with one of the endpoint\'s reader tokens, and says so when the token is wrong or a write key', async () => {
-    expect((await fetch(`${base}/?key=page-reader-1`, { headers: HTML })).status).toBe(200);
-    expect((await fetch(`${base}/?key=${KEY}`, { headers: HTML })).status).toBe(401);
-    const wrong = await fetch(`${base}/?key=not-a-key-of-this-endpoint`, { headers: HTML });
-    expect(wrong.status).toBe(401);
-    const html = await wrong.text();
-    expect(html).toContain('not one of this endpoint\'s reader tokens');
-    expect(html).not.toContain('not-a-key-of-this-endpoint');
+  it('serves the page itself to anyone (it holds no data: its script signs in), with a policy that lets no form post anywhere', async () => {
+    for (const path of ['/', `/?key=${KEY}`, '/?key=not-a-key-of-this-endpoint']) {
+      const res = await fetch(`${base}${path}`, { headers: HTML });
+      expect([path, res.status]).toEqual([path, 200]);
+      const html = await res.text();
+      expect(html).toContain('<script type="module" src="page/app.js">');
+      expect(html).not.toContain('<form');
+      expect(html).not.toContain('key-of-this');
+      expect(html).not.toContain(KEY);
+      expect(res.headers.get('content-security-policy')).toContain("form-action 'none'");
+    }
   });
 
   it('serves the page\'s files without a key (they hold no data)', async () => {
     expect((await fetch(`${base}/page/app.js`)).status).toBe(200);
     expect((await fetch(`${base}/api/timeseries`)).status).toBe(401);
+  });
+});
+
+describe('behind an auth proxy (--trust-proxy-user)', () => {
+  let proxied: TrackingEndpoint;
+  let base: string;
+  beforeAll(async () => {
+    proxied = await start({ host: '0.0.0.0', trustProxyUser: 'X-Forwarded-User', readerUsers: ['ann'] });
+    base = `http://127.0.0.1:${proxied.port}`;
+  });
+  afterAll(() => proxied.close());
+
+  it('says the proxy must sign in when it named no user (401), that the user may not read when not listed (403), and shows the page to a listed user', async () => {
+    const none = await fetch(`${base}/`, { headers: HTML });
+    expect(none.status).toBe(401);
+    const noneHtml = await none.text();
+    expect(noneHtml).toContain('needs signing in through its sign-in gateway');
+    expect(noneHtml).not.toContain('page/app.js');
+    const stranger = await fetch(`${base}/`, { headers: { ...HTML, 'x-forwarded-user': 'mallory' } });
+    expect(stranger.status).toBe(403);
+    const strangerHtml = await stranger.text();
+    expect(strangerHtml).toContain('not as one of this endpoint\'s readers');
+    expect(strangerHtml).not.toContain('mallory');
+    const ann = await fetch(`${base}/`, { headers: { ...HTML, 'x-forwarded-user': 'ann' } });
+    expect(ann.status).toBe(200);
+    expect(await ann.text()).toContain('page/app.js');
   });
 });

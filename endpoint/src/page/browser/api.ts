@@ -1,8 +1,9 @@
 /**
  * Reading the endpoint's JSON read side from the page, downloading its CSV and JSON exports, and
- * following its live stream. The API key, when the page has one, goes in an `Authorization`
- * header, never in a URL (a download too is fetched with the header, then saved from memory), and
- * is never logged or shown.
+ * following its live stream. The reader token, when the page has one, goes in an `Authorization`
+ * header on every read, the live stream included (it is read with fetch, not EventSource, which
+ * cannot send headers), never in a URL (a download too is fetched with the header, then saved
+ * from memory), and is never logged or shown.
  */
 import type { CatchingUp, RecordsEvent } from '../../types.js';
 
@@ -39,8 +40,17 @@ const MAX_RETRY_MS = 10_000;
 
 /** Reads from the endpoint that served the page. */
 export class ReadApi {
-  /** @param key One of the endpoint's API keys (needed off loopback), or `null`. */
-  constructor(private readonly key: string | null) {}
+  /**
+   * @param key One of the endpoint's reader tokens (needed off loopback or once readers are configured), or `null`.
+   * @param onUnauthorized Called when a read is answered 401: the token is no longer accepted.
+   */
+  constructor(private readonly key: string | null, private readonly onUnauthorized?: () => void) {}
+
+  /** Throws the `ReadError` for a refused read, telling `onUnauthorized` of a 401 first. */
+  private refused(error: ReadError): never {
+    if (error.status === 401) this.onUnauthorized?.();
+    throw error;
+  }
 
   /** The address of a read (relative to the page, e.g. `api/users`), as a link shows it: never with the key. */
   url(path: string, params: Params = {}): string {
@@ -67,7 +77,7 @@ export class ReadApi {
     if (!response.ok) {
       const { error, catchingUp } = (body ?? {}) as { error?: unknown; catchingUp?: CatchingUp };
       const behind = response.status === 503 && typeof catchingUp?.behindRecords === 'number' ? catchingUp : undefined;
-      throw new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status, behind, retryAfterMs(response.headers.get('Retry-After')));
+      this.refused(new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status, behind, retryAfterMs(response.headers.get('Retry-After'))));
     }
     return body as T;
   }
@@ -86,7 +96,7 @@ export class ReadApi {
     if (!response.ok) {
       const body: unknown = await response.json().catch(() => undefined);
       const error = (body as { error?: unknown } | undefined)?.error;
-      throw new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status);
+      this.refused(new ReadError(typeof error === 'string' ? error : `The endpoint answered ${response.status}.`, response.status));
     }
     const href = URL.createObjectURL(await response.blob());
     const link = document.createElement('a');
@@ -102,7 +112,7 @@ export class ReadApi {
   /**
    * Follows `api/events`: calls `onRecords` with each `records` event and `onStatus` when the
    * stream connects or drops. Reconnects after a drop, waiting 1 s and up to 10 s; stops for
-   * good on 401 or 403. Returns a function that stops following.
+   * good on 401 (telling `onUnauthorized`) or 403. Returns a function that stops following.
    */
   follow(onRecords: (event: RecordsEvent) => void, onStatus: (status: LiveStatus) => void): () => void {
     const abort = new AbortController();
@@ -114,6 +124,7 @@ export class ReadApi {
           const response = await fetch(this.url('api/events'), { headers: this.headers(), signal: abort.signal, cache: 'no-store' });
           if (response.status === 401 || response.status === 403) {
             onStatus('refused');
+            if (response.status === 401) this.onUnauthorized?.();
             return;
           }
           if (response.ok && response.body) {

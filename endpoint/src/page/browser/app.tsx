@@ -3,6 +3,7 @@
  * bar, and the chosen view. Everything is read from the endpoint's JSON read side, and read again
  * whenever its live stream says records arrived.
  */
+import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { BotsResponse, TrackingSummary, UsersResponse } from '../../types.js';
 import type { LiveStatus, ReadApi } from './api.js';
@@ -58,7 +59,7 @@ function Figures({ summary }: { summary: TrackingSummary | undefined }) {
 }
 
 /** Everything inside the shared context: it reads the filter's choices and user names, and shows the chosen view. */
-function Shell({ live, onSeen, problem, clearProblem }: { live: LiveStatus; onSeen: (records: number) => void; problem?: string; clearProblem: () => void }) {
+function Shell({ live, onSeen, problem, clearProblem, account }: { live: LiveStatus; onSeen: (records: number) => void; problem?: string; clearProblem: () => void; account?: ComponentChildren }) {
   const base = usePage();
   const { state, hrefFor } = base;
   const everything = useRead<TrackingSummary>('api/summary');
@@ -102,6 +103,7 @@ function Shell({ live, onSeen, problem, clearProblem }: { live: LiveStatus; onSe
         <h1>Conversation analytics</h1>
         <Figures summary={summary.data} />
         <span class="live" data-status={live} role="status">{LIVE_TEXT[live]}</span>
+        {account}
       </header>
       <nav class="views" aria-label="Views">
         <ul>
@@ -130,8 +132,11 @@ function Shell({ live, onSeen, problem, clearProblem }: { live: LiveStatus; onSe
   );
 }
 
-/** The page. `api` reads the endpoint; `remoteImages` is true when it was opened with `?images=remote`. */
-export function App({ api, remoteImages }: { api: ReadApi; remoteImages: boolean }) {
+/**
+ * The page once signed in. `api` reads the endpoint; `remoteImages` is true when it was opened
+ * with `?images=remote`; `account` (who is signed in, and a way out) goes in the header.
+ */
+export function App({ api, remoteImages, account }: { api: ReadApi; remoteImages: boolean; account?: ComponentChildren }) {
   const [state, navigate, hrefFor] = useHashState();
   const [seen, setSeen] = useState<number>();
   const live = useLive(api, seen);
@@ -142,7 +147,7 @@ export function App({ api, remoteImages }: { api: ReadApi; remoteImages: boolean
   }), [api, live.version, state, navigate, hrefFor, remoteImages, report]);
   return (
     <Page.Provider value={context}>
-      <Shell live={live.status} onSeen={setSeen} problem={problem} clearProblem={() => setProblem(undefined)} />
+      <Shell live={live.status} onSeen={setSeen} problem={problem} clearProblem={() => setProblem(undefined)} account={account} />
     </Page.Provider>
   );
 }
