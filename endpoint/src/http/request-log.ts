@@ -14,6 +14,8 @@ interface Counts {
   waited: { read: number; write: number };
   /** Records stored with something masked (card numbers, secret-named fields, emails or phone numbers). */
   masked: number;
+  /** Entries placed at arrival because their time was more than a day ahead of the endpoint's clock. */
+  ahead: number;
 }
 
 function plural(n: number, noun: string): string {
@@ -22,7 +24,7 @@ function plural(n: number, noun: string): string {
 
 /** Watches responses, logs refusals, and sums them up now and then. */
 export class RequestLog {
-  private counts: Counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
+  private counts: Counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0, ahead: 0 };
   private readonly timer: NodeJS.Timeout | undefined;
 
   /**
@@ -70,16 +72,22 @@ export class RequestLog {
     this.counts.masked++;
   }
 
+  /** Counts entries of a record stored that were placed at arrival, their time being more than a day ahead of this endpoint's clock. */
+  placedAtArrival(entries: number): void {
+    this.counts.ahead += entries;
+  }
+
   /** Logs what happened since the last summary, if anything did. */
   summarise(): void {
-    const { accepted, refused, waited, masked } = this.counts;
+    const { accepted, refused, waited, masked, ahead } = this.counts;
     if (accepted === 0 && refused.size === 0) return;
-    this.counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
+    this.counts = { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0, ahead: 0 };
     const total = [...refused.values()].reduce((sum, n) => sum + n, 0);
     const detail = [...refused.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
     const where = this.describe?.();
     const late = waited.read + waited.write > 0 ? `; waited past their bound for the views: ${plural(waited.read, 'read')}, ${plural(waited.write, 'write')} (not stored)` : '';
-    const hidden = masked > 0 ? ` (${masked} masked)` : '';
+    const notes = [masked > 0 ? `${masked} masked` : '', ahead > 0 ? `${ahead} ${ahead === 1 ? 'entry' : 'entries'} dated more than a day ahead of this endpoint's clock, placed at arrival` : ''].filter((note) => note !== '');
+    const hidden = notes.length > 0 ? ` (${notes.join('; ')})` : '';
     this.log(`tracking endpoint: ${accepted} record${accepted === 1 ? '' : 's'} accepted${hidden}, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${late}${where ? `; ${where}` : ''}.`);
   }
 

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendEach, databases, ev, msg, withEndpoint } from '../store/databases.js';
 import type { TranscriptEntry } from '../../src/index.js';
+import { Q, request, start, track } from '../helpers.js';
 
 const DBS = databases();
 const T = '2026-03-02T10:00:00.000Z';
@@ -62,4 +63,28 @@ describe.each(DBS)('reading by when things happened on $name', ({ fresh }) => {
     });
   });
 
+
+  it('a time more than a day ahead of the endpoint\'s clock is placed at arrival, and the minute line counts it; a day ahead at most is kept', async () => {
+    const log: string[] = [];
+    const endpoint = await start({ database: await fresh(), log: (line) => log.push(line), summaryIntervalMs: 0 });
+    try {
+      const now = Date.now();
+      const say = (text: string, ms: number) => track(endpoint, Q.universalIn, { text, userId: 'ann', platformJson: { timestamp: new Date(ms).toISOString(), conversation: { id: 'c' } } });
+      expect((await say('next year', now + 365 * 86_400_000)).status).toBe(200);
+      expect((await say('a day and a minute ahead', now + 86_400_000 + 60_000)).status).toBe(200);
+      expect((await say('an hour ahead', now + 3_600_000)).status).toBe(200);
+      expect((await say('an hour ago', now - 3_600_000)).status).toBe(200);
+      const { entries } = (await request(endpoint, '/api/transcript?user=ann')).body as { entries: TranscriptEntry[] };
+      expect(texts(entries)).toEqual(['an hour ago', 'next year', 'a day and a minute ahead', 'an hour ahead']);
+      for (const entry of entries.slice(1, 3)) expect(entry.time).toBe(entry.receivedAt);
+      expect(Date.parse(entries[3].time)).toBeGreaterThan(now + 3_500_000);
+      // Not pinned to next year: a session an hour ago, one now (the two placed at arrival), one an hour ahead.
+      expect((await request(endpoint, '/api/analytics/sessions')).body).toMatchObject({ sessions: 3, messagesPerSession: 1.33 });
+    } finally {
+      await endpoint.close();
+    }
+    expect(log.filter((line) => /records? accepted/.test(line))).toEqual([
+      expect.stringMatching(/^tracking endpoint: 4 records accepted \(2 entries dated more than a day ahead of this endpoint's clock, placed at arrival\), 0 requests refused; /),
+    ]);
+  });
 });
