@@ -12,6 +12,8 @@ import type { Database, EntriesTable, SessionDaysTable, SessionHeadsTable, Sessi
 
 /** A pause longer than this ends a session. */
 export const SESSION_GAP_MS = 30 * 60_000;
+/** Sessions read per statement while looking for those a late entry touches. */
+const SCAN_SESSIONS = 20;
 /** Steps of a session's path that are kept. */
 export const MAX_PATH_STEPS = 8;
 /** How an event appears in a path: `event:NAME`. */
@@ -190,21 +192,34 @@ export async function sessionRows(trx: Transaction<Database>, entries: readonly 
     let from = list[0].occurred_at;
     let to = list[list.length - 1].occurred_at;
     const old = new Map<string, Session>();
-    for (;;) {
-      const rows = await trx.selectFrom('sessions').selectAll()
-        .where('user_id', '=', user).where('conversation_id', '=', conversation).where('bot', '=', bot)
-        .where('start_at', '<=', to + SESSION_GAP_MS).where('last_at', '>=', from - SESSION_GAP_MS)
-        .$if(lockRows, (q) => q.forUpdate())
-        .execute();
-      let wider = false;
-      for (const row of rows) {
-        if (old.has(row.id)) continue;
-        const session = sessionOf(row);
-        old.set(session.id, session);
-        if (session.start_at < from) [from, wider] = [session.start_at, true];
-        if (session.last_at > to) [to, wider] = [session.last_at, true];
+    for (let later = true; later;) {
+      later = false;
+      // Latest first from the window's end: a user's sessions in a conversation follow one another,
+      // so the first that ends more than 30 minutes before the window ends the scan.
+      let cursor: [number, string] | undefined;
+      for (let more = true; more;) {
+        const rows = await trx.selectFrom('sessions').selectAll()
+          .where('user_id', '=', user).where('conversation_id', '=', conversation).where('bot', '=', bot)
+          .where('start_at', '<=', to + SESSION_GAP_MS)
+          .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('start_at', 'id'), '<', eb.tuple(cursor![0], cursor![1]))))
+          .orderBy('start_at', 'desc').orderBy('id', 'desc').limit(SCAN_SESSIONS)
+          .$if(lockRows, (q) => q.forUpdate())
+          .execute();
+        more = rows.length === SCAN_SESSIONS;
+        for (const row of rows) {
+          const session = sessionOf(row);
+          cursor = [session.start_at, session.id];
+          if (session.last_at < from - SESSION_GAP_MS) {
+            more = false;
+            break;
+          }
+          if (old.has(session.id)) continue;
+          old.set(session.id, session);
+          from = Math.min(from, session.start_at);
+          // A session that ends after the window widens it: sessions after it may then be within 30 minutes.
+          if (session.last_at > to) [to, later] = [session.last_at, true];
+        }
       }
-      if (!wider) break;
     }
     const stored = await trx.selectFrom('entries')
       .select(['seq', 'idx', 'bot', 'user_id', 'conversation_id', 'platform', 'channel', 'occurred_at', 'direction', 'intent', 'event_name'])
