@@ -6,7 +6,7 @@
  * time of each view of the read API, with and without a date range and a bot filter.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { BIG_BOT_KEY, END, SMALL_BOT_KEY } from './lib/million.js';
@@ -106,6 +106,15 @@ async function ensurePostgresDatabase(name: string): Promise<string> {
   return url.toString();
 }
 
+/** Builds the database of `count` records if needed (for `BENCH_LATE_ONLY=1`, which measures late records only). */
+async function prepareOnly(context: BenchContext, kind: 'SQLite' | 'PostgreSQL', count: number): Promise<void> {
+  const database = kind === 'SQLite' ? `${DATA_DIR}million-v3-${count}.db` : await ensurePostgresDatabase(`tracking_bench_v3_${count}`);
+  const builder = await startWorker('database');
+  context.log(`6. ${kind}: preparing ${count.toLocaleString('en-US')} records (built once, then reused)`);
+  await builder.call('prepare', { database, count });
+  await builder.stop();
+}
+
 /** Measures one database: builds it if needed, starts serve, asks every view. */
 async function measureOne(context: BenchContext, kind: 'SQLite' | 'PostgreSQL', count: number): Promise<void> {
   const S = `6 ${kind} ${count >= 1_000_000 ? `${count / 1_000_000}M` : `${count / 1000}k`}`;
@@ -173,6 +182,64 @@ async function measureOne(context: BenchContext, kind: 'SQLite' | 'PostgreSQL', 
 }
 
 /**
+ * The cost of a late record against an in-order one (issue 28), on a copy of the database built
+ * for `count` records (a SQLite file copied; a PostgreSQL database made from it as a template),
+ * dropped afterwards. Goal: a late record costs at most twice an in-order one.
+ */
+async function measureLate(context: BenchContext, kind: 'SQLite' | 'PostgreSQL', count: number): Promise<void> {
+  const S = `6 ${kind} ${count >= 1_000_000 ? `${count / 1_000_000}M` : `${count / 1000}k`}`;
+  const source = kind === 'SQLite' ? `${DATA_DIR}million-v3-${count}.db` : `tracking_bench_v3_${count}`;
+  let copy: string;
+  let drop: () => Promise<void>;
+  if (kind === 'SQLite') {
+    copy = `${DATA_DIR}late-${count}.db`;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
+    copyFileSync(source, copy);
+    drop = async () => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
+    };
+  } else {
+    const name = `tracking_bench_late_${count}`;
+    const admin = new pg.Client({ connectionString: SERVER });
+    await admin.connect();
+    try {
+      await admin.query(`drop database if exists ${name}`);
+      await admin.query(`create database ${name} template ${source}`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(SERVER);
+    url.pathname = `/${name}`;
+    copy = url.toString();
+    drop = async () => {
+      const again = new pg.Client({ connectionString: SERVER });
+      await again.connect();
+      try {
+        await again.query(`drop database if exists ${name}`);
+      } finally {
+        await again.end();
+      }
+    };
+  }
+  try {
+    const worker = await startWorker('database');
+    const rounds = context.quick ? 10 : 40;
+    context.log(`6. ${kind}: a late record against an in-order one, ${rounds} of each`);
+    const { inOrder, late } = await worker.call<{ inOrder: number[]; late: number[] }>('late', { database: copy, rounds });
+    await worker.stop();
+    const a = summarize(inOrder);
+    const b = summarize(late);
+    const ratio = b.median / a.median;
+    context.note(S, 'a record in order: append to in the views (median, IQR)', `${a.median.toFixed(1)} ms (${a.q1.toFixed(1)}–${a.q3.toFixed(1)})`);
+    context.note(S, 'a record days late (re-derives its sessions): append to in the views', `${b.median.toFixed(1)} ms (${b.q1.toFixed(1)}–${b.q3.toFixed(1)})`);
+    context.note(S, 'a late record ÷ an in-order one', `${ratio.toFixed(2)}×`, '≤ 2×', ratio <= 2);
+    context.results[`late-${kind}-${count}`] = { inOrder, late, ratio };
+  } finally {
+    await drop();
+  }
+}
+
+/**
  * Measurement 6: both databases at the benchmark's size, or only those named in
  * `BENCH_DATABASES` (`sqlite`, `postgres`, comma-separated).
  */
@@ -180,6 +247,15 @@ export async function measureDatabase(context: BenchContext): Promise<void> {
   mkdirSync(DATA_DIR, { recursive: true });
   const count = context.quick ? 100_000 : 1_000_000;
   const chosen = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',').map((name) => name.trim().toLowerCase());
-  if (chosen.includes('sqlite')) await measureOne(context, 'SQLite', count);
-  if (chosen.includes('postgres')) await measureOne(context, 'PostgreSQL', count);
+  const lateOnly = process.env.BENCH_LATE_ONLY === '1';
+  if (chosen.includes('sqlite')) {
+    if (!lateOnly) await measureOne(context, 'SQLite', count);
+    else await prepareOnly(context, 'SQLite', count);
+    await measureLate(context, 'SQLite', count);
+  }
+  if (chosen.includes('postgres')) {
+    if (!lateOnly) await measureOne(context, 'PostgreSQL', count);
+    else await prepareOnly(context, 'PostgreSQL', count);
+    await measureLate(context, 'PostgreSQL', count);
+  }
 }

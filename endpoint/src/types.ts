@@ -301,8 +301,10 @@ export interface TranscriptResponse {
   conversationId: string | null;
   /** Entries in the whole transcript (`entries` holds the latest `limit` of them). */
   total: number;
-  /** In the order they were received. */
+  /** In the order they happened (their time; of two at one moment, the one received first). */
   entries: TranscriptEntry[];
+  /** Give it as `?before=` to read the entries before these (`SEQ:IDX` of the first one); `null` when there are none. */
+  before: string | null;
 }
 
 /** `GET /api/bots`. */

@@ -74,7 +74,7 @@ export async function handleTimeseries(_req: IncomingMessage, res: ServerRespons
     ]);
   }
   const limit = limitParam(query, 60, MAX_POINTS);
-  if (limit === undefined) return badLimit(res, MAX_POINTS);
+  if (limit === undefined) return badLimit(res, query, MAX_POINTS);
   const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const [body, money] = await Promise.all([series(store, bucket as TimeBucket | 'week' | 'month' | 'auto', limit, parsed.filter), revenue(store, parsed.filter, 1)]);
@@ -92,7 +92,7 @@ export async function handleTimeseries(_req: IncomingMessage, res: ServerRespons
  */
 export async function handleIntents(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
   const limit = limitParam(query, 20);
-  if (limit === undefined) return badLimit(res);
+  if (limit === undefined) return badLimit(res, query);
   const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body: IntentsResponse = await intentStats(store, limit, parsed.filter);

@@ -68,7 +68,7 @@ export const handleSessions = view(async (res, query, filter, { store }) => {
 /** `GET /api/analytics/paths?limit=N`: the most common first steps of sessions (default 20). */
 export const handlePaths = view(async (res, query, filter, { store }) => {
   const limit = limitParam(query, 20, 1000);
-  if (limit === undefined) return badLimit(res, 1000);
+  if (limit === undefined) return badLimit(res, query, 1000);
   const body = await paths(store, filter, limit);
   sendView(res, query, 'paths', body, () => ({ columns: ['path', 'sessions', 'share'], rows: body.paths.map((p) => [p.steps.join(' > '), p.sessions, p.share]) }));
 });
@@ -88,7 +88,7 @@ export const handleFunnel = view(async (res, query, filter, { store }) => {
 /** `GET /api/analytics/messages?limit=N&unhandled=true`: what users say most (or what was marked NotHandled), grouped by normalised text. */
 export const handleMessages = view(async (res, query, filter, { store }) => {
   const limit = limitParam(query, 50, 1000);
-  if (limit === undefined) return badLimit(res, 1000);
+  if (limit === undefined) return badLimit(res, query, 1000);
   const unhandled = query.get('unhandled') === 'true';
   const body = await topMessages(store, filter, limit, unhandled);
   sendView(res, query, unhandled ? 'unhandled-messages' : 'top-messages', body, () => ({ columns: ['text', 'count', 'share', 'intent'], rows: body.messages.map((m) => [m.text, m.count, m.share, m.intent]) }));
@@ -97,7 +97,7 @@ export const handleMessages = view(async (res, query, filter, { store }) => {
 /** `GET /api/analytics/buttons?limit=N`: the buttons users clicked, most first, with their share of all clicks. */
 export const handleButtons = view(async (res, query, filter, { store }) => {
   const limit = limitParam(query, 50, 1000);
-  if (limit === undefined) return badLimit(res, 1000);
+  if (limit === undefined) return badLimit(res, query, 1000);
   const body = await clickedButtons(store, filter, limit);
   sendView(res, query, 'buttons', body, () => ({
     columns: ['button', 'label', 'clicks', 'share'],
@@ -137,7 +137,7 @@ export const handleFeedback = view(async (res, query, filter, { store }) => {
  */
 export const handleRevenue = view(async (res, query, filter, { store, keys }) => {
   const limit = limitParam(query, 20, 1000);
-  if (limit === undefined) return badLimit(res, 1000);
+  if (limit === undefined) return badLimit(res, query, 1000);
   const body = await revenue(store, filter, limit);
   const currency = (code: string | null) => code ?? 'unknown';
   sendView(res, query, 'revenue', body, {
@@ -158,7 +158,7 @@ export const handleSearch = view(async (res, query, filter, { store }) => {
     return sendError(res, 400, 'Give ?q=TEXT (words in a message), ?user=ID_OR_NAME, or both.', [{ path: 'q', expected: 'text to look for', received: 'missing' }]);
   }
   const limit = limitParam(query, 50, MAX_SEARCH_RESULTS);
-  if (limit === undefined) return badLimit(res, MAX_SEARCH_RESULTS);
+  if (limit === undefined) return badLimit(res, query, MAX_SEARCH_RESULTS);
   const body = await search(store, filter, { text, user }, limit);
   sendView(res, query, 'search', body, () => ({
     columns: ['time', 'user', 'name', 'conversation', 'direction', 'text', 'intent', 'seq'],

@@ -17,10 +17,10 @@ export function limitParam(query: URLSearchParams, fallback: number, max = Numbe
   return Number.isSafeInteger(value) && value > 0 && value <= max ? value : undefined;
 }
 
-/** Answers 400 for a `limit` that is not a whole number from 1 to `max`. */
-export function badLimit(res: ServerResponse, max?: number): void {
+/** Answers 400 for a `limit` that is not a whole number from 1 to `max`, saying what `query` gave (its first 20 characters). */
+export function badLimit(res: ServerResponse, query: URLSearchParams, max?: number): void {
   const range = max === undefined ? 'greater than 0' : `from 1 to ${max}`;
-  sendError(res, 400, `limit must be a whole number ${range}.`, [{ path: 'limit', expected: `a whole number ${range}`, received: 'something else' }]);
+  sendError(res, 400, `limit must be a whole number ${range}.`, [{ path: 'limit', expected: `a whole number ${range}`, received: JSON.stringify((query.get('limit') ?? '').slice(0, 20)) }]);
 }
 
 /** A time given as an ISO 8601 date or date-time (`2026-11-01`, `2026-11-01T12:00:00Z`) or as epoch milliseconds. */

@@ -24,7 +24,7 @@ const MAX_TRANSCRIPT = 50_000;
  */
 export async function handleUsers(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
   const limit = limitParam(query, DEFAULT_LIMIT);
-  if (limit === undefined) return badLimit(res);
+  if (limit === undefined) return badLimit(res, query);
   const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body = await listUsers(store, parsed.filter, limit);
@@ -38,7 +38,7 @@ export async function handleUsers(_req: IncomingMessage, res: ServerResponse, { 
 /** `GET /api/conversations?…`: conversations with users, last activity, counts, platform and channel; filtered as `/api/users`. */
 export async function handleConversations(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
   const limit = limitParam(query, DEFAULT_LIMIT);
-  if (limit === undefined) return badLimit(res);
+  if (limit === undefined) return badLimit(res, query);
   const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body = await listConversations(store, parsed.filter, limit);
@@ -51,8 +51,9 @@ export async function handleConversations(_req: IncomingMessage, res: ServerResp
 
 /**
  * `GET /api/transcript?user=ID` (or `?conversation=ID`; `&bot=B` for one bot's): entries in the
- * order received, the latest `limit` (default 500, at most 50000) when there are more, or the
- * latest before record `before=SEQ` (to page back); `total` counts them all. 404 when nothing was
+ * order they happened (time, then arrival), the latest `limit` (default 500, at most 50000) when
+ * there are more, or the latest before the entry `before=SEQ` or `before=SEQ:IDX` (to page back:
+ * the answer's `before` is the next cursor); `total` counts them all. 404 when nothing was
  * recorded for it.
  */
 export async function handleTranscript(_req: IncomingMessage, res: ServerResponse, { query, access }: Target, { store, keys }: EndpointContext): Promise<void> {
@@ -64,19 +65,22 @@ export async function handleTranscript(_req: IncomingMessage, res: ServerRespons
     ]);
   }
   const limit = limitParam(query, 500, MAX_TRANSCRIPT);
-  if (limit === undefined) return badLimit(res, MAX_TRANSCRIPT);
+  if (limit === undefined) return badLimit(res, query, MAX_TRANSCRIPT);
   const beforeText = query.get('before');
-  const before = beforeText === null ? undefined : Number(beforeText);
-  if (before !== undefined && (!Number.isSafeInteger(before) || before < 1)) {
-    return sendError(res, 400, 'before must be the seq of an entry (a whole number above 0), to page back from it.', [{ path: 'before', expected: 'a whole number > 0', received: JSON.stringify(beforeText!.slice(0, 20)) }]);
+  const cursor = beforeText === null ? undefined : /^(\d{1,15})(?::(\d{1,6}))?$/.exec(beforeText);
+  if (cursor === null || (cursor !== undefined && Number(cursor[1]) < 1)) {
+    return sendError(res, 400, 'before must be the seq of an entry (a whole number above 0, or SEQ:IDX as a transcript\'s `before` gives it), to page back from it.', [
+      { path: 'before', expected: 'a whole number > 0, or SEQ:IDX', received: JSON.stringify(beforeText!.slice(0, 20)) },
+    ]);
   }
+  const before = cursor === undefined ? undefined : { seq: Number(cursor[1]), idx: cursor[2] === undefined ? undefined : Number(cursor[2]) };
   const bot = query.get('bot');
   const bots = botsOf({ bot: bot ? keys.botFor(bot) : undefined, bots: scopeOf(access) });
   const transcript = await readTranscript(store, userId !== null ? { userId } : { conversationId: conversationId as string }, bots, limit, before);
   if (!transcript) {
     return sendError(res, 404, userId !== null ? 'No records for this user; /api/users lists the users seen.' : 'No records for this conversation; /api/conversations lists them.');
   }
-  const body: TranscriptResponse = { userId, conversationId, total: transcript.total, entries: transcript.entries };
+  const body: TranscriptResponse = { userId, conversationId, total: transcript.total, entries: transcript.entries, before: transcript.before };
   sendView(res, query, `transcript-${(userId ?? conversationId ?? '').replace(/[^\w.-]+/g, '_').slice(0, 60)}`, body, () => ({
     columns: ['time', 'direction', 'user', 'name', 'conversation', 'text', 'intent', 'buttons', 'clicked', 'images', 'event', 'amount', 'currency', 'platform', 'channel', 'seq'],
     rows: body.entries.map((e) => [

@@ -12,6 +12,7 @@ import { parseBody } from '../http/safe-json.js';
 import { checkTrackQuery, type TrackTarget } from './track-query.js';
 import { CatchingUpError, CommitOutcomeUnknownError } from '../store/store.js';
 import { maskRecordBody } from '../store/mask.js';
+import { entriesAhead } from '../store/entries.js';
 import { stripAccessTokens } from '../store/tokens.js';
 import type { TrackAccepted } from '../types.js';
 
@@ -83,6 +84,8 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     id = record.seq;
     if (masked.changed) context.requests.masked();
     if (target.clientVersion) context.requests.clientVersion(target.v!);
+    const ahead = entriesAhead(record);
+    if (ahead > 0) context.requests.placedAtArrival(ahead);
   } catch (error) {
     if (error instanceof CommitOutcomeUnknownError) {
       context.options.log(`tracking endpoint: a record may or may not be stored: ${error.message}`);

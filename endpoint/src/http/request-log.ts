@@ -14,13 +14,15 @@ interface Counts {
   waited: { read: number; write: number };
   /** Records stored with something masked (card numbers, secret-named fields, emails or phone numbers). */
   masked: number;
+  /** Entries placed at arrival because their time was more than a day ahead of the endpoint's clock. */
+  ahead: number;
 }
 
 /** How many distinct non-spec client versions are said in the log. */
 export const MAX_VERSIONS_SAID = 20;
 
 function emptyCounts(): Counts {
-  return { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0 };
+  return { accepted: 0, refused: new Map(), waited: { read: 0, write: 0 }, masked: 0, ahead: 0 };
 }
 
 function plural(n: number, noun: string): string {
@@ -103,6 +105,11 @@ export class RequestLog {
     this.log(`tracking endpoint: accepting records from client version v=${v}, which the spec does not list (it lists 11.1.0-rest and 10.1.1-rest); start with --strict-versions to refuse them${more}.`);
   }
 
+  /** Counts entries of a record stored that were placed at arrival, their time being more than a day ahead of this endpoint's clock. */
+  placedAtArrival(entries: number): void {
+    this.add((c) => (c.ahead += entries));
+  }
+
   /** Logs what happened since the last summary, if anything did. */
   summarise(): void {
     const line = this.describeCounts(this.counts);
@@ -112,13 +119,14 @@ export class RequestLog {
   }
 
   /** `2 records accepted, 1 request refused (401: 1); …; records kept in …`, or undefined when nothing happened. */
-  private describeCounts({ accepted, refused, waited, masked }: Counts): string | undefined {
+  private describeCounts({ accepted, refused, waited, masked, ahead }: Counts): string | undefined {
     if (accepted === 0 && refused.size === 0) return undefined;
     const total = [...refused.values()].reduce((sum, n) => sum + n, 0);
     const detail = [...refused.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
     const where = this.describe?.();
     const late = waited.read + waited.write > 0 ? `; waited past their bound for the views: ${plural(waited.read, 'read')}, ${plural(waited.write, 'write')} (not stored)` : '';
-    const hidden = masked > 0 ? ` (${masked} masked)` : '';
+    const notes = [masked > 0 ? `${masked} masked` : '', ahead > 0 ? `${ahead} ${ahead === 1 ? 'entry' : 'entries'} dated more than a day ahead of this endpoint's clock, placed at arrival` : ''].filter((note) => note !== '');
+    const hidden = notes.length > 0 ? ` (${notes.join('; ')})` : '';
     return `${accepted} record${accepted === 1 ? '' : 's'} accepted${hidden}, ${total} request${total === 1 ? '' : 's'} refused${total > 0 ? ` (${detail})` : ''}${late}${where ? `; ${where}` : ''}.`;
   }
 

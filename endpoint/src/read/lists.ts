@@ -124,28 +124,50 @@ async function usersOf(store: RecordStore, conversations: [string, string][]): P
 /** Which transcript: one user's, or one conversation's (of one bot, or of any). */
 export type TranscriptTarget = { userId: string; conversationId?: undefined } | { conversationId: string; userId?: undefined };
 
-/** A transcript: its latest `limit` entries, in the order received, and whether older ones were left out. */
+/** A transcript: its latest `limit` entries, in the order they happened, and whether older ones were left out. */
 export interface Transcript {
   entries: TranscriptEntry[];
   /** Entries in the whole transcript. */
   total: number;
+  /** The cursor of the oldest entry given (`SEQ:IDX`), to read the ones before it; `null` when there are none. */
+  before: string | null;
+}
+
+/** Where to page back from: an entry's record (`seq`) and, for a record with several entries, which (`idx`; else its first in the transcript). */
+export interface TranscriptCursor {
+  seq: number;
+  idx?: number;
 }
 
 /**
- * The entries of a user or a conversation, in the order they were received (the latest `limit`
- * of them, or the latest before record `before`, for paging back), read back from the records;
- * `undefined` when nothing was recorded for it.
+ * The entries of a user or a conversation, in the order they happened (their time, then the
+ * order they arrived: `seq`, then their place in the record), the latest `limit` of them, or the
+ * latest before the entry `before` (for paging back: the cursor is that entry's time and place,
+ * so an entry that arrives late, older than the page, never shifts the pages); read back from the
+ * records. `undefined` when nothing was recorded for it.
  */
-export async function readTranscript(store: RecordStore, target: TranscriptTarget, bots: readonly string[] | undefined, limit: number, before?: number): Promise<Transcript | undefined> {
+export async function readTranscript(store: RecordStore, target: TranscriptTarget, bots: readonly string[] | undefined, limit: number, before?: TranscriptCursor): Promise<Transcript | undefined> {
   const which = (q: SelectQueryBuilder<Database, 'entries', any>) =>
     (target.userId !== undefined ? q.where('user_id', '=', target.userId) : q.where('conversation_id', '=', target.conversationId))
       .$if(bots !== undefined, (b) => b.where('bot', 'in', bots!));
+  // The cursor's place: the entry's time; for a record not in this transcript, when the record happened.
+  let at: { occurred_at: number; seq: number; idx: number } | undefined;
+  if (before !== undefined) {
+    const entry = await which(store.db.selectFrom('entries')).where('seq', '=', before.seq).$if(before.idx !== undefined, (q) => q.where('idx', '=', before.idx!))
+      .select(['occurred_at', 'idx']).orderBy('occurred_at').orderBy('idx').limit(1).executeTakeFirst();
+    const record = entry !== undefined ? undefined : await store.db.selectFrom('records').select('occurred_at').where('seq', '=', before.seq).executeTakeFirst();
+    at = entry !== undefined ? { occurred_at: Number(entry.occurred_at), seq: before.seq, idx: Number(entry.idx) }
+      : { occurred_at: record === undefined ? Number.MAX_SAFE_INTEGER : Number(record.occurred_at), seq: before.seq, idx: before.idx ?? 0 };
+  }
   const [{ n }, keys] = await Promise.all([
     which(store.db.selectFrom('entries')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    which(store.db.selectFrom('entries')).$if(before !== undefined, (q) => q.where('seq', '<', before!))
-      .select(['seq', 'idx']).orderBy('seq', 'desc').orderBy('idx', 'desc').limit(limit).execute(),
+    which(store.db.selectFrom('entries'))
+      .$if(at !== undefined, (q) => q.where((eb) => eb(eb.refTuple('occurred_at', 'seq', 'idx'), '<', eb.tuple(at!.occurred_at, at!.seq, at!.idx))))
+      .select(['seq', 'idx']).orderBy('occurred_at', 'desc').orderBy('seq', 'desc').orderBy('idx', 'desc').limit(limit + 1).execute(),
   ]);
   if (Number(n) === 0) return undefined;
+  const older = keys.length > limit;
+  if (older) keys.pop();
   keys.reverse();
   const seqs = [...new Set(keys.map((key) => Number(key.seq)))];
   const records = new Map<number, ReturnType<typeof recordOf>>();
@@ -164,21 +186,22 @@ export async function readTranscript(store: RecordStore, target: TranscriptTarge
     const entry = all[Number(key.idx)];
     if (entry !== undefined) entries.push(entry);
   }
-  return { entries, total: Number(n) };
+  return { entries, total: Number(n), before: older && keys.length > 0 ? `${Number(keys[0].seq)}:${Number(keys[0].idx)}` : null };
 }
 
-/** A search within a range that holds fewer entries than this reads the range by time; otherwise newest first. */
+/** A search within a range that holds fewer entries than this reads the range at once; otherwise newest first, a window of time at a time. */
 const SEARCH_BY_TIME_BELOW = 50_000;
-/** Record numbers a search reads newest first in its first window (then 4 times more in each next one). */
-const SEARCH_FIRST_WINDOW = 20_000;
+/** The time a search reads newest first in its first window (then 4 times more in each next one): six hours. */
+const SEARCH_FIRST_WINDOW_MS = 6 * 3_600_000;
 
 /** Most search results returned. */
 export const MAX_SEARCH_RESULTS = 200;
 
 /**
  * Messages whose text contains `text` (ignoring case), of the user whose id is `user` or whose
- * name contains it, within the filter; newest first, at most `limit`. Each is a transcript entry
- * with its bot, so the page can open the conversation around it.
+ * name contains it, within the filter; newest first (by when they happened; of two at one moment,
+ * the one received last first), at most `limit`. Each is a transcript entry with its bot, so the
+ * page can open the conversation around it.
  */
 export async function search(store: RecordStore, filter: ReadFilter, terms: { text?: string; user?: string }, limit: number): Promise<{ results: (TranscriptEntry & { bot: string })[]; more: boolean }> {
   // The counts say how many entries the bot, platform, channel and range reach: none, nothing to read.
@@ -192,18 +215,19 @@ export async function search(store: RecordStore, filter: ReadFilter, terms: { te
     .$if(filter.to !== undefined, (q) => q.where('e.occurred_at', '<', filter.to!))
     .$if(terms.text !== undefined, (q) => q.where(containsIgnoringCase(sql.ref('e.text'), terms.text!)))
     .$if(terms.user !== undefined, (q) => q.where((eb) => eb.or([eb('e.user_id', '=', terms.user!), containsIgnoringCase(sql.ref('e.user_name'), terms.user!)])))
-    .select(['e.seq', 'e.idx', 'e.bot']).orderBy('e.seq', 'desc').orderBy('e.idx', 'desc');
+    .select(['e.seq', 'e.idx', 'e.bot']).orderBy('e.occurred_at', 'desc').orderBy('e.seq', 'desc').orderBy('e.idx', 'desc');
   let rows: { seq: number; idx: number; bot: string }[];
   if ((filter.from !== undefined || filter.to !== undefined) && reach <= SEARCH_BY_TIME_BELOW) {
     // A range that holds few entries: all of them, by time (its index).
     rows = await matching().limit(limit + 1).execute();
   } else {
-    // Newest first, a window of record numbers at a time (each wider than the last), until enough
-    // match: a common word is found among the latest entries without reading the others.
-    const { top } = await store.db.selectFrom('entries').select((eb) => eb.fn.max('seq').as('top')).executeTakeFirstOrThrow();
+    // Newest first, a window of time at a time (each wider than the last), until enough match: a
+    // common word is found among the latest entries without reading the others.
+    const { top, bottom } = await store.db.selectFrom('entries').select((eb) => [eb.fn.max('occurred_at').as('top'), eb.fn.min('occurred_at').as('bottom')]).executeTakeFirstOrThrow();
     rows = [];
-    for (let high = Number(top ?? 0), width = SEARCH_FIRST_WINDOW; high > 0 && rows.length <= limit; high -= width, width *= 4) {
-      rows.push(...await matching().where('e.seq', '>', high - width).where('e.seq', '<=', high).limit(limit + 1 - rows.length).execute());
+    const lowest = Number(bottom ?? 0);
+    for (let high = Number(top ?? 0) + 1, width = SEARCH_FIRST_WINDOW_MS; high > lowest && rows.length <= limit; high -= width, width *= 4) {
+      rows.push(...await matching().where('e.occurred_at', '>=', high - width).where('e.occurred_at', '<', high).limit(limit + 1 - rows.length).execute());
     }
   }
   const more = rows.length > limit;

@@ -129,7 +129,25 @@ const EARLIEST_MS = 946_684_800_000;
  */
 function occurredTime(occurred: number, receivedAt: string): string {
   if (!Number.isFinite(occurred) || occurred < EARLIEST_MS) return receivedAt;
-  return occurred > Date.parse(receivedAt) + MAX_FUTURE_MS ? receivedAt : new Date(Math.floor(occurred)).toISOString();
+  if (occurred > Date.parse(receivedAt) + MAX_FUTURE_MS) {
+    ahead++;
+    return receivedAt;
+  }
+  return new Date(Math.floor(occurred)).toISOString();
+}
+
+/** Entries placed at arrival because their time was more than a day ahead, counted while `entriesAhead` reads a record. */
+let ahead = 0;
+
+/**
+ * How many of a record's entries say they happened more than a day after the endpoint received
+ * it (a clock far ahead): each is placed at its arrival instead, and the endpoint's summary line
+ * counts them.
+ */
+export function entriesAhead(record: StoredRecord): number {
+  ahead = 0;
+  transcriptEntries(record);
+  return ahead;
 }
 
 /** The first of `values` that is a time, an ISO 8601 text (an activity's `timestamp`) or epoch milliseconds, as epoch milliseconds; NaN for none. */

@@ -1,15 +1,19 @@
 /**
  * Sessions, kept as records arrive: a session is one user's stretch in one conversation with no
  * gap over 30 minutes (so a long-lived conversation, such as a Messenger thread, is one session
- * per visit). Each new entry extends its user's latest session in that conversation when it falls
- * within 30 minutes of it, else starts a new one. The first steps of each session (the intents of
- * what the user said, and the events) are kept as its path.
+ * per visit), in the order its entries happened, whatever order they arrive in. An entry that
+ * happened after its user's latest session in that conversation extends it when it falls within
+ * 30 minutes of it, else starts a new one; an older one (late) re-derives the sessions around its
+ * time (`sessionRows`). The first steps of each session (the intents of what the user said, and
+ * the events, in the order they happened) are kept as its path.
  */
 import type { Transaction } from 'kysely';
 import type { Database, EntriesTable, SessionDaysTable, SessionHeadsTable, SessionLengthsTable, SessionPathsTable, SessionsTable } from './schema.js';
 
 /** A pause longer than this ends a session. */
 export const SESSION_GAP_MS = 30 * 60_000;
+/** Sessions read per statement while looking for those a late entry touches. */
+const SCAN_SESSIONS = 20;
 /** Steps of a session's path that are kept. */
 export const MAX_PATH_STEPS = 8;
 /** How an event appears in a path: `event:NAME`. */
@@ -60,13 +64,13 @@ function contributionOf(session: Pick<SessionsTable, 'start_at' | 'last_at' | 'm
   return { day: Math.floor(session.start_at / DAY) * DAY, bucket: lengthBucket(length), messages: session.messages, events: session.events, length, path };
 }
 
-interface Session extends SessionsTable {
+export interface Session extends SessionsTable {
   pathSteps: string[];
 }
 
 const keyOf = (bot: string, user: string, conversation: string) => `${bot}\u0000${user}\u0000${conversation}`;
 
-function extend(session: Session, entry: EntriesTable): void {
+function extend(session: Session, entry: SessionEntry): void {
   session.start_at = Math.min(session.start_at, entry.occurred_at);
   session.last_at = Math.max(session.last_at, entry.occurred_at);
   if (entry.direction === 'event') session.events++;
@@ -75,14 +79,47 @@ function extend(session: Session, entry: EntriesTable): void {
   if (step !== undefined && session.pathSteps.length < MAX_PATH_STEPS && session.pathSteps[session.pathSteps.length - 1] !== step) session.pathSteps.push(step);
 }
 
+/** The columns of an entry that sessions are made of. */
+export type SessionEntry = Pick<EntriesTable, 'seq' | 'idx' | 'bot' | 'user_id' | 'conversation_id' | 'platform' | 'channel' | 'occurred_at' | 'direction' | 'intent' | 'event_name'>;
+
+/** The order entries happened in: their time, then arrival (`seq`), then their place in the record. */
+export function byTime(a: Pick<EntriesTable, 'occurred_at' | 'seq' | 'idx'>, b: Pick<EntriesTable, 'occurred_at' | 'seq' | 'idx'>): number {
+  return a.occurred_at - b.occurred_at || a.seq - b.seq || a.idx - b.idx;
+}
+
+function startSession(entry: SessionEntry): Session {
+  return {
+    id: `${entry.seq}:${entry.idx}`, bot: entry.bot, user_id: entry.user_id, conversation_id: entry.conversation_id, platform: entry.platform, channel: entry.channel,
+    start_at: entry.occurred_at, last_at: entry.occurred_at, messages: 0, events: 0, path: '[]', steps: 0, pathSteps: [],
+  };
+}
+
 /**
- * The sessions (new and changed) and session heads that a batch's entries make, reading the
- * latest session of each user and conversation in the batch from `trx`. On PostgreSQL those rows
- * are locked until the transaction ends (`lockRows`), so two endpoints never extend one session
- * at once.
+ * The sessions one user's entries in one conversation make (the entries in the order they
+ * happened): a new session wherever more than 30 minutes pass between two entries. Each is named
+ * by its first entry (`seq:idx`) and takes that entry's platform and channel. Whatever order the
+ * entries arrived in, the same sessions.
  */
-export async function sessionRows(trx: Transaction<Database>, entries: readonly EntriesTable[], lockRows: boolean): Promise<{
+export function deriveSessions(entries: readonly SessionEntry[]): Session[] {
+  const sessions: Session[] = [];
+  let current: Session | undefined;
+  for (const entry of [...entries].sort(byTime)) {
+    if (current === undefined || entry.occurred_at > current.last_at + SESSION_GAP_MS) sessions.push((current = startSession(entry)));
+    extend(current, entry);
+  }
+  return sessions;
+}
+
+const sessionOf = (row: SessionsTable): Session => ({
+  ...row, pathSteps: JSON.parse(row.path) as string[], start_at: Number(row.start_at), last_at: Number(row.last_at), messages: Number(row.messages), events: Number(row.events), steps: Number(row.steps),
+});
+
+/** What a batch does to the sessions and their per-day tables. */
+export interface SessionChanges {
+  /** Sessions new or changed. */
   sessions: SessionsTable[];
+  /** Ids of sessions that are no more (merged into another by a late entry). */
+  gone: string[];
   heads: SessionHeadsTable[];
   /** Changes to the per-day sessions table (to add: negative where a session moved out of a row). */
   days: SessionDaysTable[];
@@ -90,14 +127,36 @@ export async function sessionRows(trx: Transaction<Database>, entries: readonly 
   lengths: SessionLengthsTable[];
   /** Changes to the sessions per path (likewise). */
   paths: SessionPathsTable[];
-}> {
+}
+
+/**
+ * The sessions (new, changed and gone) and session heads that a batch's entries make, reading
+ * the latest session of each user and conversation in the batch from `trx`. On PostgreSQL those
+ * rows are locked until the transaction ends (`lockRows`), so two endpoints never extend one
+ * session at once.
+ *
+ * Entries that happened at or after the latest session's last entry (the usual case) extend it or
+ * start sessions after it. An entry older than that (it arrived late) re-derives that user's
+ * sessions in that conversation over the window it touches: the stored sessions within 30 minutes
+ * of the batch's entries of that user (and those within 30 minutes of them), and every entry of
+ * theirs in that window (the batch's, written already, included) are read, their sessions made
+ * again (`deriveSessions`: a late entry joins the session its time falls in, or starts one of its
+ * own, or joins two), and what the old ones added to the per-day tables is taken off and what
+ * the new ones add is added. The rest of the history is not read, so the cost does not grow with it.
+ */
+export async function sessionRows(trx: Transaction<Database>, entries: readonly EntriesTable[], lockRows: boolean): Promise<SessionChanges> {
   const tracked = entries.filter((entry) => entry.user_id !== '' && entry.conversation_id !== '');
-  if (tracked.length === 0) return { sessions: [], heads: [], days: [], lengths: [], paths: [] };
-  const keys = new Map<string, [string, string, string]>();
-  for (const entry of tracked) keys.set(keyOf(entry.bot, entry.user_id, entry.conversation_id), [entry.bot, entry.user_id, entry.conversation_id]);
+  if (tracked.length === 0) return { sessions: [], gone: [], heads: [], days: [], lengths: [], paths: [] };
+  const byKey = new Map<string, EntriesTable[]>();
+  for (const entry of [...tracked].sort(byTime)) {
+    const key = keyOf(entry.bot, entry.user_id, entry.conversation_id);
+    const list = byKey.get(key);
+    if (list === undefined) byKey.set(key, [entry]);
+    else list.push(entry);
+  }
 
   const heads = new Map<string, Session>();
-  const tuples = [...keys.values()].sort();
+  const tuples = [...byKey.values()].map((list) => [list[0].bot, list[0].user_id, list[0].conversation_id] as const).sort();
   for (let i = 0; i < tuples.length; i += 300) {
     const part = tuples.slice(i, i + 300);
     const rows = await trx.selectFrom('session_heads as h')
@@ -106,44 +165,91 @@ export async function sessionRows(trx: Transaction<Database>, entries: readonly 
       .where((eb) => eb(eb.refTuple('h.bot', 'h.user_id', 'h.conversation_id'), 'in', part.map(([b, u, c]) => eb.tuple(b, u, c))))
       .$if(lockRows, (q) => q.forUpdate())
       .execute();
-    for (const row of rows) {
-      heads.set(keyOf(row.bot, row.user_id, row.conversation_id), { pathSteps: JSON.parse(row.path) as string[], ...row, start_at: Number(row.start_at), last_at: Number(row.last_at), messages: Number(row.messages), events: Number(row.events), steps: Number(row.steps) });
-    }
+    for (const row of rows) heads.set(keyOf(row.bot, row.user_id, row.conversation_id), sessionOf(row));
   }
 
-  // What each session read from the database added to the per-day tables before this batch.
-  const before = new Map<string, Contribution>();
-  for (const head of heads.values()) before.set(head.id, contributionOf(head));
+  // What each session read from the database added to the per-day tables before this batch, and the sessions it ends as.
+  const before = new Map<string, Session>();
   const touched = new Map<string, Session>();
-  const ordered = [...tracked].sort((a, b) => a.occurred_at - b.occurred_at || a.seq - b.seq || a.idx - b.idx);
-  for (const entry of ordered) {
-    const key = keyOf(entry.bot, entry.user_id, entry.conversation_id);
+  const gone = new Set<string>();
+  for (const [key, list] of byKey) {
     const head = heads.get(key);
-    if (head !== undefined && entry.occurred_at >= head.start_at - SESSION_GAP_MS && entry.occurred_at <= head.last_at + SESSION_GAP_MS) {
-      extend(head, entry);
-      touched.set(head.id, head);
+    if (head === undefined || list[0].occurred_at >= head.last_at) {
+      // In order: each entry extends the latest session, or starts one after it.
+      const was = head === undefined ? undefined : { ...head, pathSteps: [...head.pathSteps] };
+      let latest = head;
+      for (const entry of list) {
+        if (latest === undefined || entry.occurred_at > latest.last_at + SESSION_GAP_MS) latest = startSession(entry);
+        extend(latest, entry);
+        touched.set(latest.id, latest);
+      }
+      if (was !== undefined && touched.has(was.id)) before.set(was.id, was);
+      heads.set(key, latest!);
       continue;
     }
-    const session: Session = {
-      id: `${entry.seq}:${entry.idx}`, bot: entry.bot, user_id: entry.user_id, conversation_id: entry.conversation_id, platform: entry.platform, channel: entry.channel,
-      start_at: entry.occurred_at, last_at: entry.occurred_at, messages: 0, events: 0, path: '[]', steps: 0, pathSteps: [],
-    };
-    extend(session, entry);
-    touched.set(session.id, session);
-    // An entry older than the latest session (an import of history) starts a session of its own without displacing it.
-    if (head === undefined || session.last_at >= head.last_at) heads.set(key, session);
+    // Late: the sessions within 30 minutes of the window, widened until no other one is, and every entry in it.
+    const { bot, user_id: user, conversation_id: conversation } = list[0];
+    let from = list[0].occurred_at;
+    let to = list[list.length - 1].occurred_at;
+    const old = new Map<string, Session>();
+    for (let later = true; later;) {
+      later = false;
+      // Latest first from the window's end: a user's sessions in a conversation follow one another,
+      // so the first that ends more than 30 minutes before the window ends the scan.
+      let cursor: [number, string] | undefined;
+      for (let more = true; more;) {
+        const rows = await trx.selectFrom('sessions').selectAll()
+          .where('user_id', '=', user).where('conversation_id', '=', conversation).where('bot', '=', bot)
+          .where('start_at', '<=', to + SESSION_GAP_MS)
+          .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('start_at', 'id'), '<', eb.tuple(cursor![0], cursor![1]))))
+          .orderBy('start_at', 'desc').orderBy('id', 'desc').limit(SCAN_SESSIONS)
+          .$if(lockRows, (q) => q.forUpdate())
+          .execute();
+        more = rows.length === SCAN_SESSIONS;
+        for (const row of rows) {
+          const session = sessionOf(row);
+          cursor = [session.start_at, session.id];
+          if (session.last_at < from - SESSION_GAP_MS) {
+            more = false;
+            break;
+          }
+          if (old.has(session.id)) continue;
+          old.set(session.id, session);
+          from = Math.min(from, session.start_at);
+          // A session that ends after the window widens it: sessions after it may then be within 30 minutes.
+          if (session.last_at > to) [to, later] = [session.last_at, true];
+        }
+      }
+    }
+    const stored = await trx.selectFrom('entries')
+      .select(['seq', 'idx', 'bot', 'user_id', 'conversation_id', 'platform', 'channel', 'occurred_at', 'direction', 'intent', 'event_name'])
+      .where('user_id', '=', user).where('occurred_at', '>=', from).where('occurred_at', '<=', to)
+      .where('conversation_id', '=', conversation).where('bot', '=', bot)
+      .execute();
+    const made = deriveSessions(stored.map((row) => ({ ...row, seq: Number(row.seq), idx: Number(row.idx), occurred_at: Number(row.occurred_at) })));
+    for (const session of old.values()) {
+      before.set(session.id, session);
+      gone.add(session.id);
+    }
+    for (const session of made) {
+      gone.delete(session.id);
+      touched.set(session.id, session);
+    }
+    // The latest session moves only when it was in the window: then the window's last one is.
+    if (old.has(head.id)) heads.set(key, made[made.length - 1]);
   }
 
   const sessions = [...touched.values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map(({ pathSteps, ...row }) => ({ ...row, path: JSON.stringify(pathSteps), steps: pathSteps.length }));
-  const headRows = [...keys.keys()].sort().flatMap((key) => {
-    const head = heads.get(key);
-    return head === undefined || !touched.has(head.id) ? [] : [{ bot: head.bot, user_id: head.user_id, conversation_id: head.conversation_id, session_id: head.id }];
+  const headRows = [...byKey.keys()].sort().flatMap((key) => {
+    const head = heads.get(key)!;
+    return !touched.has(head.id) ? [] : [{ bot: head.bot, user_id: head.user_id, conversation_id: head.conversation_id, session_id: head.id }];
   });
-  // The per-day tables change by what each touched session adds now, less what it added before.
+  // The per-day tables change by what each touched session adds now, less what each session it replaces added before.
   const days = new Map<string, SessionDaysTable>();
   const lengths = new Map<string, SessionLengthsTable>();
   const paths = new Map<string, SessionPathsTable>();
-  const add = (session: Session, part: Contribution, sign: 1 | -1) => {
+  const add = (session: Session, sign: 1 | -1) => {
+    const part = contributionOf(session);
     const dayKey = keyOf(session.bot, String(part.day), session.platform) + `\u0000${session.channel}`;
     const day = days.get(dayKey) ?? { bot: session.bot, day: part.day, platform: session.platform, channel: session.channel, sessions: 0, messages: 0, events: 0, length_ms: 0 };
     day.sessions += sign;
@@ -162,12 +268,9 @@ export async function sessionRows(trx: Transaction<Database>, entries: readonly 
       paths.set(pathKey, path);
     }
   };
-  for (const session of touched.values()) {
-    const old = before.get(session.id);
-    if (old !== undefined) add(session, old, -1);
-    add(session, contributionOf(session), 1);
-  }
+  for (const session of before.values()) add(session, -1);
+  for (const session of touched.values()) add(session, 1);
   const changed = <T extends { sessions: number }>(rows: Map<string, T>) => [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row)
     .filter((row) => Object.entries(row).some(([name, value]) => typeof value === 'number' && value !== 0 && !['day', 'bucket'].includes(name)));
-  return { sessions, heads: headRows, days: changed(days), lengths: changed(lengths), paths: changed(paths) };
+  return { sessions, gone: [...gone].sort(), heads: headRows, days: changed(days), lengths: changed(lengths), paths: changed(paths) };
 }

@@ -175,6 +175,8 @@ export class ViewWriter {
     await this.put(trx, 'daily_clicks', rows.dailyClicks);
     await rateFeedback(trx, rows.entries);
     const sessions = await sessionRows(trx, rows.entries, dialect.name === 'postgres');
+    // Sessions a late entry joined into another are no more.
+    for (let i = 0; i < sessions.gone.length; i += ROWS_PER_INSERT) await trx.deleteFrom('sessions').where('id', 'in', sessions.gone.slice(i, i + ROWS_PER_INSERT)).execute();
     await this.put(trx, 'sessions', sessions.sessions);
     await this.put(trx, 'session_heads', sessions.heads);
     await this.put(trx, 'session_days', sessions.days);

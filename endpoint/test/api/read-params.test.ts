@@ -126,9 +126,14 @@ describe('limit', () => {
       expect([path, (await request(endpoint, `${path}${sep}limit=${max}`)).status]).toEqual([path, 200]);
       const over = await request(endpoint, `${path}${sep}limit=${max + 1}`);
       expect([path, over.status, over.body]).toEqual([path, 400, {
-        ok: false, error: `limit must be a whole number from 1 to ${max}.`, problems: [{ path: 'limit', expected: `a whole number from 1 to ${max}`, received: 'something else' }],
+        ok: false, error: `limit must be a whole number from 1 to ${max}.`, problems: [{ path: 'limit', expected: `a whole number from 1 to ${max}`, received: JSON.stringify(String(max + 1)) }],
       }]);
     }
+  });
+
+  it('says what limit it was given: /api/transcript?limit=100000 received "100000"', async () => {
+    expect((await request(endpoint, '/api/transcript?user=d1&limit=100000')).body.problems).toEqual([{ path: 'limit', expected: 'a whole number from 1 to 50000', received: '"100000"' }]);
+    expect((await request(endpoint, `/api/users?limit=${'9'.repeat(30)}`)).body.problems).toEqual([{ path: 'limit', expected: 'a whole number greater than 0', received: JSON.stringify('9'.repeat(20)) }]);
   });
 
   it.each(['0', '-1', '1.5', 'ten', '', '9007199254740993'])('refuses limit=%j in every view that takes one (400)', async (value) => {
@@ -137,14 +142,14 @@ describe('limit', () => {
       '/api/analytics/buttons', '/api/analytics/revenue', '/api/search?q=message',
     ]) {
       const res = await request(endpoint, `${path}${path.includes('?') ? '&' : '?'}limit=${value}`);
-      expect([path, res.status, res.body.problems]).toEqual([path, 400, [expect.objectContaining({ path: 'limit' })]]);
+      expect([path, res.status, res.body.problems]).toEqual([path, 400, [expect.objectContaining({ path: 'limit', received: JSON.stringify(value) })]]);
     }
   });
 
   it('says "greater than 0" where a view has no maximum', async () => {
     for (const path of ['/api/users', '/api/conversations', '/api/intents']) {
       expect((await request(endpoint, `${path}?limit=0`)).body).toEqual({
-        ok: false, error: 'limit must be a whole number greater than 0.', problems: [{ path: 'limit', expected: 'a whole number greater than 0', received: 'something else' }],
+        ok: false, error: 'limit must be a whole number greater than 0.', problems: [{ path: 'limit', expected: 'a whole number greater than 0', received: '"0"' }],
       });
     }
   });
@@ -218,10 +223,11 @@ describe('each view\'s own parameters', () => {
         problems: [{ path: 'user', expected: 'a user id, or conversation instead', received }],
       });
     }
-    for (const before of ['0', '-1', '1.5', 'x'.repeat(30)]) {
+    for (const before of ['0', '-1', '1.5', '0:1', '3:', 'x'.repeat(30)]) {
       const res = await request(endpoint, `/api/transcript?user=d1&before=${before}`);
       expect(res.body).toEqual({
-        ok: false, error: 'before must be the seq of an entry (a whole number above 0), to page back from it.', problems: [{ path: 'before', expected: 'a whole number > 0', received: JSON.stringify(before.slice(0, 20)) }],
+        ok: false, error: 'before must be the seq of an entry (a whole number above 0, or SEQ:IDX as a transcript\'s `before` gives it), to page back from it.',
+        problems: [{ path: 'before', expected: 'a whole number > 0, or SEQ:IDX', received: JSON.stringify(before.slice(0, 20)) }],
       });
     }
     expect((await request(endpoint, '/api/transcript?user=d1&before=1')).body.entries).toEqual([]);

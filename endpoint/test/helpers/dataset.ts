@@ -107,20 +107,30 @@ function visitPosts(visit: Visit, index: number): Post[] {
   return posts;
 }
 
+/** The records of each visit (VISITS, in order), then those of one visit of another bot (key OTHER_BOT_KEY) in week 1. */
+export function datasetVisits(): Post[][] {
+  const visits = VISITS.map((visit, i) => visitPosts(visit, i));
+  const z = { user: 'z1', week: 1, day: 4, hour: 12, flow: 'browse' as const, conversation: 'z1-1' };
+  visits.push(visitPosts(z, 99).map((post) => ({ ...post, query: { ...post.query, apiKey: OTHER_BOT_KEY } })));
+  return visits;
+}
+
 /** Every record of the dataset, in the order sent; then one visit of another bot (key OTHER_BOT_KEY) in week 1. */
 export function datasetPosts(): Post[] {
-  const posts = VISITS.flatMap((visit, i) => visitPosts(visit, i));
-  const z = { user: 'z1', week: 1, day: 4, hour: 12, flow: 'browse' as const, conversation: 'z1-1' };
-  for (const post of visitPosts(z, 99)) posts.push({ ...post, query: { ...post.query, apiKey: OTHER_BOT_KEY } });
-  return posts;
+  return datasetVisits().flat();
+}
+
+/** Sends `posts` to the endpoint at `url`, one record at a time, in the order given; fails on any refusal. */
+export async function sendPosts(url: string, posts: readonly Post[]): Promise<void> {
+  for (const { query, body } of posts) {
+    const res = await fetch(`${url}/track?${new URLSearchParams(query)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== 200) throw new Error(`the endpoint refused a dataset record (${res.status}): ${await res.text()}`);
+  }
 }
 
 /** Sends the dataset to the endpoint at `url`, one record at a time (so each user's order holds); fails on any refusal. */
 export async function loadDataset(url: string): Promise<number> {
   const posts = datasetPosts();
-  for (const { query, body } of posts) {
-    const res = await fetch(`${url}/track?${new URLSearchParams(query)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    if (res.status !== 200) throw new Error(`the endpoint refused a dataset record (${res.status}): ${await res.text()}`);
-  }
+  await sendPosts(url, posts);
   return posts.length;
 }

@@ -31,6 +31,19 @@ describe.each(DBS)('ratings on $name', ({ fresh }) => {
     });
   });
 
+  it('a feedback that arrives before what it rates is counted for it once it arrives: the reply, else the message before the reply', async () => {
+    await withEndpoint(await fresh(), async (store, get) => {
+      await appendEach(store, [msg({ user: 'ann', at: at(0), intent: 'Greet' }), msg({ user: 'bob', at: at(0), intent: 'Greet' })]);
+      await appendEach(store, [rating('ann', 5, { reaction: 'like', replyToId: 'r1' }), rating('bob', 5, { reaction: 'dislike', replyToId: 'r2' })]);
+      expect((await get('/api/analytics/feedback')).perIntent).toEqual([{ intent: 'Greet', up: 1, down: 1 }]);
+      // ann's reply arrives, with an intent of its own; bob's without one, then the message it answered.
+      await appendEach(store, [msg({ user: 'ann', at: at(3), type: 'outgoing', intent: 'Confirm', id: 'r1' }), msg({ user: 'bob', at: at(3), type: 'outgoing', id: 'r2' })]);
+      expect((await get('/api/analytics/feedback')).perIntent).toEqual([{ intent: 'Confirm', up: 1, down: 0 }, { intent: 'Greet', up: 0, down: 1 }]);
+      await appendEach(store, [msg({ user: 'bob', at: at(2), intent: 'Order' }), msg({ user: 'bob', at: at(4), intent: 'AfterTheReply' })]);
+      expect((await get('/api/analytics/feedback')).perIntent).toEqual([{ intent: 'Confirm', up: 1, down: 0 }, { intent: 'Order', up: 0, down: 1 }]);
+    });
+  });
+
   it('a feedback on a reply without an intent is counted for what the user asked before that reply, in its conversation', async () => {
     await withEndpoint(await fresh(), async (store, get) => {
       await appendEach(store, [

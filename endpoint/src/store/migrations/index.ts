@@ -12,6 +12,7 @@ import { initial } from './0001-initial.js';
 import { projection } from './0003-projection.js';
 import { readIndexes } from './0004-read-indexes.js';
 import { erasures } from './0005-erasures.js';
+import { timeOrder } from './0006-time-order.js';
 
 /** Every version of the schema, by name (names sort in the order they run). */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -20,6 +21,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0003_projection': projection(dialect),
     '0004_read_indexes': readIndexes(dialect),
     '0005_erasures': erasures(dialect),
+    '0006_time_order': timeOrder(dialect),
   };
 }
 
