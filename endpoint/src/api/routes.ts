@@ -12,6 +12,7 @@ import type { EndpointContext, Route, Target } from '../http/router.js';
 import { handleTrack } from './track.js';
 import { handleForgetUser, handleUsersGet } from './users-api.js';
 import type { AccessResponse, BotsResponse } from '../types.js';
+import { handleBackup } from './backup.js';
 
 /** What `GET /api` (and `GET /` for clients that do not ask for HTML) lists. */
 const INDEX = {
@@ -23,6 +24,7 @@ const INDEX = {
     'GET /api/users': 'users, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/users/ID/export?bot=NAME': 'every record of one user, as received, as JSON Lines (GDPR art. 15)',
+    'GET /api/backup': 'a consistent copy of the SQLite database, taken while it runs (admin readers of every bot; PostgreSQL: pg_dump)',
     'DELETE /api/users/ID?bot=NAME': 'erase one user: their records and every figure they added (GDPR art. 17; admin readers only)',
     'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
     'GET /api/record?seq=N': 'one stored record as received, platformJson included',
@@ -93,6 +95,7 @@ export function createRoutes(): Map<string, Route> {
     ['/api', { methods: { GET: handleIndex } }],
     ['/track', { methods: { POST: handleTrack } }],
     ['/api/users', { methods: { GET: handleUsersGet, DELETE: handleForgetUser }, read: true, prefix: true }],
+    ['/api/backup', { methods: { GET: handleBackup }, admin: true }],
     ['/api/conversations', { methods: { GET: handleConversations }, read: true }],
     ['/api/transcript', { methods: { GET: handleTranscript }, read: true }],
     ['/api/record', { methods: { GET: handleRecord }, read: true }],

@@ -47,6 +47,12 @@ export interface Backend {
    * that may have been missed (a lost connection). Returns the function that stops it.
    */
   watchOthers?(listener: () => void): () => void;
+  /**
+   * Writes a consistent copy of the whole database to `file` while it goes on working (SQLite's
+   * online backup; PostgreSQL has none here: pg_dump does it). Rejects with nothing kept at `file`
+   * being usable.
+   */
+  backup?(file: string): Promise<void>;
   /** Whether a failure means the database cannot be reached or cannot write now (rather than a bad record). */
   isUnavailable(error: unknown): boolean;
   close(): Promise<void>;

@@ -181,6 +181,17 @@ export class RecordStore implements StoredRecords {
     return error instanceof StoreUnavailableError || this.backend.isUnavailable(error);
   }
 
+  /** Whether `backup()` can copy this database (SQLite); PostgreSQL is backed up with pg_dump. */
+  get canBackup(): boolean {
+    return this.backend.backup !== undefined;
+  }
+
+  /** Writes a consistent copy of the whole database to `file`, while it goes on working (SQLite only: see `canBackup`). */
+  async backup(file: string): Promise<void> {
+    if (this.backend.backup === undefined) throw new Error('This database has no online backup here; use pg_dump.');
+    await this.backend.backup(file);
+  }
+
   /** Rejects when the database cannot be reached (for `/healthz`). */
   async ping(): Promise<void> {
     await this.backend.db.selectFrom('records').select('seq').limit(1).execute();

@@ -31,6 +31,7 @@ const INDEX = {
     'GET /api/users': 'users, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/conversations': 'conversations, most recently active first (?limit=N, ?intent=I, and the filter)',
     'GET /api/users/ID/export?bot=NAME': 'every record of one user, as received, as JSON Lines (GDPR art. 15)',
+    'GET /api/backup': 'a consistent copy of the SQLite database, taken while it runs (admin readers of every bot; PostgreSQL: pg_dump)',
     'DELETE /api/users/ID?bot=NAME': 'erase one user: their records and every figure they added (GDPR art. 17; admin readers only)',
     'GET /api/transcript?user=ID': 'one user\'s messages and events in order (or ?conversation=ID; ?bot=B, ?limit=N)',
     'GET /api/record?seq=N': 'one stored record as received, platformJson included',
