@@ -135,6 +135,10 @@ function watchSignals(io: CliIO): { signalled: Promise<string>; dispose: () => v
 
 /** On SIGHUP: the certificate files are read again; one that cannot be used leaves the old one in use. */
 function reloadCertificate(endpoint: TrackingEndpoint, io: CliIO): void {
+  if (endpoint.tls === undefined) {
+    println(io.stderr, 'tracking endpoint: SIGHUP: nothing to reload (it serves plain HTTP; --tls-cert and --tls-key give it a certificate to reload).');
+    return;
+  }
   endpoint.reloadTls().then(
     (description) => println(io.stderr, `tracking endpoint: SIGHUP: reloaded the TLS certificate: ${description}.`),
     (error: Error) => println(io.stderr, `tracking endpoint: SIGHUP: kept the TLS certificate in use: ${error.message}`),
@@ -220,10 +224,11 @@ export const serveCommand: Command = {
       throw error;
     });
     for (const line of await describe(endpoint, apiKeys.length)) println(io.stdout, line);
-    const reload = endpoint.tls === undefined ? undefined : () => reloadCertificate(endpoint, io);
-    if (reload) process.on('SIGHUP', reload);
+    // SIGHUP (systemctl reload) never stops it: with HTTPS it reloads the certificate, else there is nothing to reload.
+    const reload = () => reloadCertificate(endpoint, io);
+    process.on('SIGHUP', reload);
     await signals.signalled;
-    if (reload) process.off('SIGHUP', reload);
+    process.off('SIGHUP', reload);
     await endpoint.close();
     println(io.stdout, 'Stopped.');
     return 0;
