@@ -2,12 +2,14 @@
  * Plain-text rendering of transcripts and summaries, for the terminal. Pure functions: the
  * `transcript` command and the demo print what they return.
  */
-import type { TrackingSummary, TranscriptEntry } from '../index.js';
+import type { EntryButton, TrackingSummary, TranscriptEntry } from '../index.js';
 
 /** Options of `renderTranscript`. */
 export interface RenderTranscriptOptions {
   /** Heading line. Default: `Transcript of user <id> (<platform>)` from the first entry, `Transcript of <name> (user <id>, <platform>)` when the user's name is known. */
   title?: string;
+  /** Users' names known from elsewhere (`/api/users`), by user id, for users whose entries carry none (a Messenger user's, say). */
+  names?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -31,7 +33,28 @@ const INDENT = ' '.repeat(20);
 
 function who(entry: TranscriptEntry): string {
   if (entry.direction === 'event') return 'event *';
-  return entry.direction === 'incoming' ? 'user  >' : 'bot   <';
+  if (entry.direction === 'incoming') return 'user  >';
+  // As the page tags it: a reply the bot marked AI-generated.
+  return entry.aiGenerated ? 'bot   < [AI generated]' : 'bot   <';
+}
+
+/** A button as the page shows it: its label, else its value, else its id. */
+function buttonText(button: EntryButton): string {
+  return button.label || button.value || button.id;
+}
+
+/**
+ * An amount in its currency as people write it: `4.20 EUR`, `500 JPY` (the currency's own
+ * decimals); a currency code Intl does not know keeps the amount as given.
+ */
+export function money(amount: number, currency: string): string {
+  let digits: number | undefined;
+  try {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
+  } catch {
+    digits = undefined;
+  }
+  return `${digits === undefined ? String(amount) : amount.toFixed(digits)} ${currency}`;
 }
 
 function continued(text: string): string {
@@ -40,9 +63,9 @@ function continued(text: string): string {
 
 function headline(entry: TranscriptEntry, speaker?: string): string {
   if (entry.event) {
-    const { type, name, amount, referenceNumber } = entry.event;
+    const { type, name, amount, currency, referenceNumber } = entry.event;
     const parts = [type || 'event', JSON.stringify(name)];
-    if (amount !== undefined) parts.push(`amount ${amount}`);
+    if (amount !== undefined) parts.push(currency === undefined ? `amount ${amount}` : money(amount, currency));
     if (referenceNumber !== undefined) parts.push(`ref ${referenceNumber}`);
     return parts.join(' ');
   }
@@ -50,14 +73,14 @@ function headline(entry: TranscriptEntry, speaker?: string): string {
   return speaker === undefined ? text : `${speaker}: ${text}`;
 }
 
-function details(entry: TranscriptEntry): string[] {
+function details(entry: TranscriptEntry, clicked: string | undefined): string[] {
   const lines: string[] = [];
   if (entry.intent) {
     const inputs = entry.intent.inputs.map((i) => `${i.name}=${i.value}`).join(', ');
     lines.push(`intent: ${entry.intent.name}${inputs ? ` (${inputs})` : ''}`);
   }
-  if (entry.buttons) lines.push(`buttons: ${entry.buttons.map((b) => `[${b.id}] ${b.label}`).join(' | ')}`);
-  if (entry.clickedButton !== undefined) lines.push(`clicked: ${entry.clickedButton}`);
+  if (entry.buttons) lines.push(`buttons: ${entry.buttons.map(buttonText).join(' | ')}`);
+  if (entry.clickedButton !== undefined) lines.push(`clicked: ${clicked ?? entry.clickedButton}`);
   if (entry.images) lines.push(`images: ${entry.images.join(' ')}`);
   return lines.map((line) => INDENT + line);
 }
@@ -66,9 +89,9 @@ function details(entry: TranscriptEntry): string[] {
  * The default heading of a transcript, from its first entry: `Transcript of user <id> (<platform>)`,
  * or `Transcript of <name> (user <id>, <platform>)` when the entries carry the user's name.
  */
-export function transcriptTitle(entries: readonly TranscriptEntry[]): string {
+export function transcriptTitle(entries: readonly TranscriptEntry[], known: ReadonlyMap<string, string> = new Map()): string {
   const first = entries[0];
-  return first ? defaultTitle(first, userNames(entries).get(first.userId)) : 'Transcript (empty)';
+  return first ? defaultTitle(first, userNames(entries).get(first.userId) ?? known.get(first.userId)) : 'Transcript (empty)';
 }
 
 function defaultTitle(first: TranscriptEntry, name: string | undefined): string {
@@ -91,8 +114,10 @@ function defaultTitle(first: TranscriptEntry, name: string | undefined): string 
  */
 export function renderTranscript(entries: readonly TranscriptEntry[], options: RenderTranscriptOptions = {}): string {
   const first = entries[0];
-  const names = userNames(entries);
+  const names = new Map([...(options.names ?? []), ...userNames(entries)]);
   const title = options.title ?? (first ? defaultTitle(first, names.get(first.userId)) : 'Transcript (empty)');
+  // The label of each button as last offered (by id), for the click that names it.
+  const offered = new Map<string, string>();
   const several = new Set(entries.filter((e) => e.userId !== '').map((e) => e.userId)).size > 1;
   const lines = [title];
   let day = '';
@@ -103,7 +128,9 @@ export function renderTranscript(entries: readonly TranscriptEntry[], options: R
       lines.push(date);
     }
     const speaker = several && entry.direction === 'incoming' && entry.userId !== '' ? (names.get(entry.userId) ?? entry.userId) : undefined;
-    lines.push(`  ${entry.time.slice(11, 19)}  ${who(entry)} ${headline(entry, speaker)}`, ...details(entry));
+    const clicked = entry.clickedButton === undefined ? undefined : offered.get(entry.clickedButton);
+    lines.push(`  ${entry.time.slice(11, 19)}  ${who(entry)} ${headline(entry, speaker)}`, ...details(entry, clicked));
+    for (const button of entry.buttons ?? []) if (button.id !== '') offered.set(button.id, buttonText(button));
   }
   return lines.join('\n');
 }

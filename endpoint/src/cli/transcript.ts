@@ -48,15 +48,15 @@ function plural(n: number, word: string): string {
 }
 
 /** The heading of a transcript: by conversation with its users, and how much of it is shown when the endpoint cut it. */
-function titleOf(t: TranscriptResponse): string | undefined {
+function titleOf(t: TranscriptResponse, known: ReadonlyMap<string, string>): string | undefined {
   let title: string | undefined;
   if (t.conversationId !== null) {
-    const names = userNames(t.entries);
+    const names = new Map([...known, ...userNames(t.entries)]);
     const users = [...new Set(t.entries.map((e) => e.userId).filter((id) => id !== ''))].map((id) => userLabel(id, names.get(id)));
     title = `Transcript of conversation ${t.conversationId}${users.length > 0 ? ` (${users.length === 1 ? 'user' : 'users'} ${users.join(', ')})` : ''}`;
   }
   if (t.total <= t.entries.length) return title;
-  return `${title ?? transcriptTitle(t.entries)}: the latest ${t.entries.length} of ${t.total} entries`;
+  return `${title ?? transcriptTitle(t.entries, known)}: the latest ${t.entries.length} of ${t.total} entries`;
 }
 
 export const transcriptCommand: Command = {
@@ -94,6 +94,8 @@ export const transcriptCommand: Command = {
     /** Users listed, and users the endpoint knows (more when --limit left some out). */
     let shown = 0;
     let total = 0;
+    // Users' names from the users list, for those whose records carry none (a Messenger user's): as the page shows them.
+    const names = new Map<string, string>();
     if (values.user !== undefined || values.conversation !== undefined) {
       // /api/summary takes no user or conversation: the summary is counted from the transcript.
       const [param, id] = values.user !== undefined ? ['user', values.user] : ['conversation', values.conversation as string];
@@ -106,6 +108,7 @@ export const transcriptCommand: Command = {
     } else {
       const list = await read<UsersResponse>(`/api/users?limit=${limit === 0 ? Number.MAX_SAFE_INTEGER : limit}`);
       const { users } = list;
+      for (const user of users) if (user.name) names.set(user.userId, user.name);
       [shown, total] = [users.length, Math.max(list.total, users.length)];
       // A user of two bots is listed once per bot; their transcript holds both.
       const ids = [...new Set(users.map((u) => u.userId))];
@@ -119,7 +122,7 @@ export const transcriptCommand: Command = {
       return 0;
     }
     if (transcripts.length === 0) println(io.stdout, `No records yet at ${baseUrl}.\n`);
-    for (const t of transcripts) println(io.stdout, `${renderTranscript(t.entries, { title: titleOf(t) })}\n`);
+    for (const t of transcripts) println(io.stdout, `${renderTranscript(t.entries, { title: titleOf(t, names), names })}\n`);
     if (notShown > 0) {
       println(io.stdout, `${plural(notShown, 'more user')} not shown (showing the ${shown} most recently active of ${total}): --limit 0 shows all, --user ID shows one.\n`);
     }

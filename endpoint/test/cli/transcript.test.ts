@@ -24,8 +24,8 @@ describe('transcript', () => {
     const out = result.stdout;
     expect(out).toContain('Transcript of Ann Smith (user ann, twitter)');
     expect(out).toMatch(/user {2}> I want a pizza\n {20}intent: order \(size=large\)/);
-    expect(out).toMatch(/bot {3}< Which crust\?\n {20}buttons: \[thin\] Thin \| \[deep\] Deep\n {20}images: https:\/\/img\/crust\.png/);
-    expect(out).toMatch(/user {2}> Thin\n {20}clicked: thin/);
+    expect(out).toMatch(/bot {3}< Which crust\?\n {20}buttons: Thin \| Deep\n {20}images: https:\/\/img\/crust\.png/);
+    expect(out).toMatch(/user {2}> Thin\n {20}clicked: Thin/);
     expect(out).toContain('event * revenueEvent "purchase" amount 12.5 ref R-7');
     expect(out).toContain('Transcript of user bob (universal)');
     expect(out).toContain('Summary: 5 records, 4 messages, 1 event, 2 users, 3 conversations');
@@ -240,6 +240,37 @@ describe('renderTranscript and renderSummary', () => {
       '  10:00:02  user  > Bo: again',
       '  10:00:03  bot   < both of you',
     ]);
+  });
+
+  it('shows what the page shows: button labels (not their ids), the clicked button\'s label as offered, the AI-generated tag, revenue in its currency, names known from elsewhere', () => {
+    const suggested = { id: '{"text":"menu"}', label: 'menu', value: '{"text":"menu"}' };
+    const text = renderTranscript([
+      entry(1, '2025-01-01T10:00:00.000Z', { direction: 'outgoing', type: 'outgoing', text: 'What now?', buttons: [suggested, { id: 'h', label: '', value: 'help' }, { id: 'x', label: '', value: '' }] }),
+      entry(2, '2025-01-01T10:00:01.000Z', { text: 'menu', clickedButton: '{"text":"menu"}' }),
+      entry(3, '2025-01-01T10:00:02.000Z', { text: 'huh', clickedButton: 'not offered' }),
+      entry(4, '2025-01-01T10:00:03.000Z', { direction: 'outgoing', type: 'outgoing', text: 'Here it is', aiGenerated: true }),
+      entry(5, '2025-01-01T10:00:04.000Z', { direction: 'event', type: 'event', event: { type: 'revenueEvent', name: 'purchase', amount: 4.2, currency: 'EUR', referenceNumber: 'R-1' } }),
+      entry(6, '2025-01-01T10:00:05.000Z', { direction: 'event', type: 'event', event: { type: 'revenueEvent', name: 'tip', amount: 500, currency: 'JPY' } }),
+      entry(7, '2025-01-01T10:00:06.000Z', { direction: 'event', type: 'event', event: { type: 'revenueEvent', name: 'odd', amount: 1.5, currency: 'XQZ1' } }),
+      entry(8, '2025-01-01T10:00:07.000Z', { direction: 'event', type: 'event', event: { type: 'revenueEvent', name: 'bare', amount: 3 } }),
+    ], { names: new Map([['u1', 'Linus']]) }).split('\n');
+    expect(text).toEqual([
+      'Transcript of Linus (user u1, sms)',
+      '2025-01-01',
+      '  10:00:00  bot   < What now?',
+      '                    buttons: menu | help | x',
+      '  10:00:01  user  > menu',
+      '                    clicked: menu',
+      '  10:00:02  user  > huh',
+      '                    clicked: not offered',
+      '  10:00:03  bot   < [AI generated] Here it is',
+      '  10:00:04  event * revenueEvent "purchase" 4.20 EUR ref R-1',
+      '  10:00:05  event * revenueEvent "tip" 500 JPY',
+      '  10:00:06  event * revenueEvent "odd" 1.5 XQZ1',
+      '  10:00:07  event * revenueEvent "bare" amount 3',
+    ]);
+    // A name the entries carry wins over one known from elsewhere.
+    expect(renderTranscript([entry(1, '2025-01-01T10:00:00.000Z', { text: 'hi', userName: 'Ann' })], { names: new Map([['u1', 'Other']]) }).split('\n')[0]).toBe('Transcript of Ann (user u1, sms)');
   });
 
   it('uses a given title', () => {
