@@ -30,6 +30,7 @@ export {
   type TrackingStats,
 } from './client/tracking-client.js';
 export type { TrackedRecord, TrackingClientOptions } from './client/options.js';
+export type { RevenueEventInput, TrackingEventInput } from './client/currency.js';
 export type { DeliveredResult, SkippedResult, TrackResult } from './client/delivery-queue.js';
 export {
   TrackingConfigError,

@@ -60,7 +60,7 @@ export function createAgent() {
   agent.onMessage(/^order (\w+)$/i, async (context) => {
     const dish = /^order (\w+)$/i.exec(context.activity.text ?? '')[1].toLowerCase();
     setIntent(context, { name: 'Order', inputs: [{ name: 'dish', value: dish }] });
-    trackEvent(context, { type: 'revenueEvent', name: 'order', amount: 9.5, metadata: { dish, currency: 'EUR' } });
+    trackEvent(context, { type: 'revenueEvent', name: 'order', amount: 9.5, currency: 'EUR', metadata: { dish } });
     await context.sendActivity(`One ${dish}, coming up.`);
   });
 

@@ -57,7 +57,8 @@ export function createPizzaAgent(recognizer = new KeywordRecognizer(MODEL)) {
           name: 'pizza-order',
           amount: MENU[pizza].price,
           referenceNumber: `order-${orders}`,
-          metadata: { pizza, currency: 'EUR' },
+          currency: 'EUR',
+          metadata: { pizza },
         });
         await context.sendActivity(`One ${pizza} coming up: ${MENU[pizza].price.toFixed(2)} EUR. Thank you!`);
       }

@@ -20,7 +20,8 @@ export class ShopBot extends ActivityHandler {
           name: 'purchase',
           amount: PRICES[product],
           referenceNumber: `order-${orders}`,
-          metadata: { product, currency: 'EUR' },
+          currency: 'EUR',
+          metadata: { product },
         });
         await context.sendActivity(`Thanks! One ${product}, that is ${PRICES[product].toFixed(2)} EUR.`);
       } else if (text.startsWith('share')) {

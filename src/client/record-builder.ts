@@ -8,6 +8,7 @@ import type { SkippedResult } from './delivery-queue.js';
 import { TrackingValidationError } from './errors.js';
 import type { ResolvedOptions, TrackedRecord, TrackingClientOptions } from './options.js';
 import { userIdOf } from './records.js';
+import { moveCurrency } from './currency.js';
 
 const OVERSIZE_SAFE_FACTOR = 3; // a UTF-16 code unit is at most 3 UTF-8 bytes
 
@@ -33,6 +34,12 @@ export class RecordBuilder {
 
   /** Builds the record of `body`, logged as `type` on `platform`; `label` names it in errors (e.g. `sms incoming`). */
   build(platform: PlatformKind, type: RecordType, body: unknown, label: string): Built {
+    if (type === 'event') {
+      // A revenue event's typed currency goes where the endpoint reads it (metadata.currency).
+      const moved = moveCurrency(body);
+      if ('issue' in moved) return refused(`The ${label} record`, [moved.issue]);
+      body = moved.body;
+    }
     let record: TrackedRecord = { type, platform, body };
     let issues = this.validate(record);
     if (issues.length > 0) return refused(`The ${label} record`, issues);

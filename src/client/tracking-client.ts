@@ -7,7 +7,7 @@
  * About 300 lines: what is left here is the public class itself, each of its methods one the user
  * calls, and the wiring of the parts above.
  */
-import { defaultEventPlatform, platformValue, PLATFORM_KINDS, type PlatformKind, type RecordType, type TrackingEvent } from '../protocol/index.js';
+import { defaultEventPlatform, platformValue, PLATFORM_KINDS, type PlatformKind, type RecordType } from '../protocol/index.js';
 import type { CloseResult, FlushOptions, FlushResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
 import { DeliveryQueue, type SkippedResult, type TrackResult } from './delivery-queue.js';
 import { DeferredTasks } from './deferred.js';
@@ -30,6 +30,7 @@ import { closeOnSignals, logClosed } from './signals.js';
 import { Targets } from './targets.js';
 import { HOLD_IN_FLIGHT, type HoldingTransport, type Transport } from './transport.js';
 import { createNodeHttpTransport } from './transports/node-http.js';
+import type { TrackingEventInput } from './currency.js';
 
 export type { CloseResult, FlushOptions, FlushResult, GenericTracker, LogEventOptions, MessengerTracker, TrackingStats } from './client-types.js';
 export { userIdOf } from './records.js';
@@ -224,7 +225,7 @@ export class TrackingClient {
    * event (share and referral events have no such place).
    * Settles as `GenericTracker.logIncoming` does.
    */
-  logEvent(event: TrackingEvent, options: LogEventOptions = {}): Promise<TrackResult> {
+  logEvent(event: TrackingEventInput, options: LogEventOptions = {}): Promise<TrackResult> {
     const type = (event as { type?: unknown } | null)?.type;
     // defaultEventPlatform only compares the type with 'shareEvent': any other value, a string or not, gets the direct-message platform.
     const platform = options.platform ?? defaultEventPlatform(type as string);

@@ -4,7 +4,8 @@
  * lives at module level, so concurrent turns never see each other's state.
  */
 import type { ActivityLike, TurnContextLike } from './sdk-types.js';
-import type { PlatformKind, TrackingEvent } from '../protocol/index.js';
+import type { PlatformKind } from '../protocol/index.js';
+import type { TrackingEventInput } from '../client/currency.js';
 import type { IntentSource } from './intents.js';
 
 /**
@@ -14,8 +15,8 @@ import type { IntentSource } from './intents.js';
 export const TURN_STATE_KEY: unique symbol = Symbol.for('botbuilder-conversation-analytics.turn') as never;
 
 /** An event as `trackEvent` takes it: `userId` and `conversationId` may be left for the turn to fill. */
-export type EventInput = TrackingEvent extends infer E
-  ? E extends TrackingEvent
+export type EventInput = TrackingEventInput extends infer E
+  ? E extends TrackingEventInput
     ? Omit<E, 'userId'> & { userId?: string }
     : never
   : never;
