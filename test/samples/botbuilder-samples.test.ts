@@ -30,6 +30,30 @@ afterAll(async () => {
  * then sends SIGTERM. Resolves with the statuses, the replies the channel got for `conversation`,
  * and how the process ended.
  */
+/** Resolves once the endpoint's record count has not changed for 150 ms (at most 5 s). */
+async function settled(): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  let last = -1;
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    const count = await endpoint.store.count();
+    if (count !== last) [last, since] = [count, Date.now()];
+    else if (Date.now() - since >= 150) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** `activity` dated now: its `timestamp`, and a Messenger webhook event's own in its channelData. */
+function sentNow(activity: Record<string, unknown>): Record<string, unknown> {
+  const channelData = activity.channelData as Record<string, unknown> | undefined;
+  const now = Date.now();
+  return {
+    ...activity,
+    timestamp: new Date(now).toISOString(),
+    ...(typeof channelData?.timestamp === 'number' ? { channelData: { ...channelData, timestamp: now } } : {}),
+  };
+}
+
 async function converse(name: string, activities: Record<string, unknown>[], env: Record<string, string> = {}) {
   const listening = waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+\/api\/messages)/, 25_000);
   const bot = startScript(`samples/${name}/index.mjs`, {
@@ -42,7 +66,13 @@ async function converse(name: string, activities: Record<string, unknown>[], env
   const statuses: number[] = [];
   try {
     const [, url] = await Promise.race([listening.match, bot.result.then((r) => Promise.reject(new Error(`samples/${name} exited early:\n${r.stderr}`)))]);
-    for (const activity of activities) statuses.push(await postUntilUp(url, activity, Date.now() + 5_000));
+    // Dated when sent, as a channel dates what it posts (records are placed by when they happened).
+    for (const activity of activities) {
+      statuses.push(await postUntilUp(url, sentNow(activity), Date.now() + 5_000));
+      // As a person types the next message after reading the answer: the turn's records (a Messenger
+      // reply and a share event have no time of their own and are placed when they arrive) are in first.
+      await settled();
+    }
   } finally {
     process.kill(bot.pid, 'SIGTERM');
     result = await bot.result;
@@ -114,7 +144,10 @@ describe('samples/messenger-bot (botbuilder, the messenger platform)', () => {
 
     const [incoming, outgoing] = await Promise.all([storedRecord(endpoint, entries[0].seq), storedRecord(endpoint, entries[1].seq)]);
     expect(incoming).toMatchObject({ platform: 'facebook', type: 'incoming' });
-    expect(incoming.body).toEqual({ object: 'page', entry: [{ id: page.id, time: 1_700_000_000_001, messaging: [webhookEvent('menu', 'm_menu', 1_700_000_000_001)] }] });
+    // The webhook as the channel passed it (dated when sent: see sentNow).
+    const sentAt = (incoming.body as { entry: { time: number }[] }).entry[0].time;
+    expect(sentAt).toBeGreaterThan(1_700_000_000_001);
+    expect(incoming.body).toEqual({ object: 'page', entry: [{ id: page.id, time: sentAt, messaging: [webhookEvent('menu', 'm_menu', sentAt)] }] });
     expect(outgoing).toMatchObject({ platform: 'facebook', type: 'outgoing' });
     expect(outgoing.body.json.recipient).toEqual({ id: user.id });
     expect(outgoing.body.json.message.attachments).toEqual([{
@@ -169,11 +202,12 @@ describe('samples/events-bot (botbuilder, trackEvent)', () => {
     // Each turn: the message in, the event it reported, the reply.
     expect(entries.map((e) => [e.direction, e.text ?? e.event?.type])).toEqual([
       ['incoming', 'buy coffee'], ['event', 'revenueEvent'], ['outgoing', 'Thanks! One coffee, that is 3.50 EUR.'],
-      ['incoming', 'share'], ['event', 'shareEvent'], ['outgoing', 'Shared the menu. Thanks for spreading the word!'],
+      // A share event has no time of its own (the spec's shape has no place for one): it is placed when it arrived, after the reply sent in its turn.
+      ['incoming', 'share'], ['outgoing', 'Shared the menu. Thanks for spreading the word!'], ['event', 'shareEvent'],
       ['incoming', 'what do you sell'], ['event', 'customEvent'], ['outgoing', 'We sell coffee, tea, cake. Say "buy coffee", or "share".'],
     ]);
     expect(entries[1].event).toMatchObject({ name: 'purchase', type: 'revenueEvent', amount: 3.5, referenceNumber: 'order-1' });
-    expect(entries[4].event).toMatchObject({ name: 'shared-menu', type: 'shareEvent' });
+    expect(entries[5].event).toMatchObject({ name: 'shared-menu', type: 'shareEvent' });
     expect(entries[7].event).toMatchObject({ name: 'browsed', type: 'customEvent' });
     // The events sit in the conversation of the messages.
     expect(new Set(entries.map((e) => e.conversationId))).toEqual(new Set(['events-conv']));
