@@ -21,7 +21,7 @@ import { tempDir } from '../helpers.js';
 
 const KEY = 'load-key-26b';
 const USERS = 100;
-/** Records per user: 20,000 in all on SQLite, 10,000 on PostgreSQL (slower to commit here), each more than the views absorb within the idle timeout. */
+/** Records per user: 25,000 in all on SQLite, 10,000 on PostgreSQL (slower to commit here), each more than the views absorb within the idle timeout. */
 const PER_USER = { sqlite: 250, postgres: 100 };
 const READS = ['/api/summary', '/api/users?limit=5', '/api/conversations?limit=5', '/api/analytics/sessions'];
 

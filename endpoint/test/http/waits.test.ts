@@ -167,6 +167,23 @@ describe('a write that waits', () => {
   });
 });
 
+describe('the minute summary', () => {
+  it('counts the reads and the writes answered 503 after waiting past their bound, and says the writes were not stored', async () => {
+    const lines: string[] = [];
+    const e = await startOnFile({ maxReadWaitMs: 300, maxWriteWaitMs: 300, log: (line) => lines.push(line) });
+    await holdViews(e);
+    internals(e).projection.msPerRecord = 10;
+    await fillViewsBacklog(e);
+    const write = await track(e, Q.universalIn, message('u1', 'late'));
+    const read = await request(e, '/api/users');
+    const other = await track(e, { ...Q.universalIn, apiKey: '<API_KEY>' }, message('u1', 'refused'));
+    expect([write.status, read.status, other.status]).toEqual([503, 503, 401]);
+    await e.close();
+    endpoint = undefined;
+    expect(lines.at(-1)).toMatch(/^tracking endpoint: 0 records accepted, 3 requests refused \(401: 1, 503: 2\); waited past their bound for the views: 1 read, 1 write \(not stored\); records kept in sqlite \(.*waits\.db\)\.$/);
+  });
+});
+
 describe('idle connections', () => {
   it('closes a keep-alive connection with no request in progress after its timeout', async () => {
     const e = await start({ keepAliveTimeoutMs: 200, requestTimeoutMs: 500, headersTimeoutMs: 500 });
