@@ -27,6 +27,7 @@ function baseMessage(activity: ActivityLike, userId: () => unknown, intent: Inte
 
 function withPlatformJson(message: Message, activity: ActivityLike): Message {
   const platformJson = activityJson(activity);
+  // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the record's JSON, as one never set
   if (platformJson !== undefined) message.platformJson = platformJson;
   return message;
 }
@@ -42,6 +43,7 @@ function withPlatformJson(message: Message, activity: ActivityLike): Message {
  * out or empty, and the record keeps the others. Never throws.
  */
 export function incomingMessage(activity: ActivityLike, intent: Intent | undefined, offered?: OfferedButtons): Message {
+  // Stryker disable next-line OptionalChaining: reading the id of a missing from throws inside orElse, which gives the same empty userId
   const message = baseMessage(activity, () => activity.from?.id, intent);
   const buttonId = orElse(() => buttonClickOf(activity, offered), undefined);
   if (buttonId !== undefined) message.postback = { buttonClick: { buttonId } };
@@ -50,5 +52,6 @@ export function incomingMessage(activity: ActivityLike, intent: Intent | undefin
 
 /** The outgoing record of a message activity: as `incomingMessage`, with `userId` = `recipient.id` (the end user, never the bot) and no postback. */
 export function outgoingMessage(activity: ActivityLike, intent: Intent | undefined): Message {
+  // Stryker disable next-line OptionalChaining: reading the id of a missing recipient throws inside orElse, which gives the same empty userId
   return withPlatformJson(baseMessage(activity, () => activity.recipient?.id, intent), activity);
 }

@@ -129,6 +129,7 @@ export class RecordLogger {
   }
 
   private intentOf(source: IntentSource | undefined) {
+    // Stryker disable next-line ConditionalExpression: toIntent(undefined) is undefined too; the check only skips the call
     return source === undefined ? undefined : toIntent(source, { minScore: this.options.minIntentScore, noneIntents: this.options.noneIntents });
   }
 
@@ -176,5 +177,6 @@ function isoTime(ms: number): string {
 /** The button memory a middleware that sees both directions uses (`rememberButtons`, default 1,000 conversations, each with its last `CARDS_PER_CONVERSATION` messages with buttons). */
 export function buttonMemoryFor(options: TrackingMiddlewareOptions): ButtonMemory | undefined {
   const capacity = options.rememberButtons ?? 1000;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a memory of capacity 0 remembers nothing (button-memory.ts), so no click is recognised either way, and a task/fetch is recorded only as a click on a remembered button
   return capacity > 0 ? new ButtonMemory(capacity) : undefined;
 }

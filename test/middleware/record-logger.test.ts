@@ -3,10 +3,10 @@
  * are reported, and how offered buttons are remembered per conversation.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TestAdapter } from 'botbuilder';
+import { CardFactory, MessageFactory, TestAdapter } from 'botbuilder';
 import { TrackingClient } from '../../src/client/index.js';
 import { TrackingMiddleware } from '../../src/middleware/index.js';
-import { ButtonMemory, conversationKey } from '../../src/middleware/button-memory.js';
+import { ButtonMemory, CARDS_PER_CONVERSATION, conversationKey } from '../../src/middleware/button-memory.js';
 import { adapterWith, send, startHarness, userMessage, type Harness } from './harness.js';
 
 let h: Harness;
@@ -73,6 +73,47 @@ describe('failures inside a turn', () => {
       process.off('warning', onWarning);
     }
     expect(warnings.filter((w) => w.name === 'TrackingWarning').map((w) => w.message)).toEqual(['Conversation analytics skipped tracking in a turn because tracking code failed; the turn itself was not affected: plain text']);
+  });
+});
+
+describe('what the off-turn work records', () => {
+  it('a failure whose error is null is reported with its text', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const client = Object.assign(brokenClient(), { defer: () => { throw null; } });
+      const adapter = new TestAdapter(async () => undefined).use(new TrackingMiddleware({ client }));
+      await adapter.send('one').startTest();
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'TrackingWarning').map((w) => w.message)).toEqual(['Conversation analytics skipped tracking in a turn because tracking code failed; the turn itself was not affected: null']);
+  });
+
+  it('with trackEventActivities, an event activity that is no event (an adapter\'s own ContinueConversation) is not recorded and no error is reported', async () => {
+    const adapter = adapterWith(h, async () => undefined, { trackEventActivities: true });
+    await send(adapter, userMessage({ type: 'event', name: 'ContinueConversation', text: undefined }));
+    await send(adapter, userMessage({ type: 'event', name: 'webchat/join', text: undefined }));
+    const records = await h.records();
+    expect(records.map((r) => r.body.name)).toEqual(['webchat/join']);
+    expect(h.errors).toEqual([]);
+  });
+
+  it("replies without buttons do not push a card's buttons out of memory: they stay clickable after more replies than the messages remembered", async () => {
+    const bot = async (ctx: import('botbuilder').TurnContext) => {
+      if (ctx.activity.text === 'menu') await ctx.sendActivity(MessageFactory.attachment(CardFactory.heroCard('Menu', undefined, [{ type: 'imBack', title: 'Pizza', value: 'pizza' }])));
+      else if (ctx.activity.text === 'hours?') await ctx.sendActivity('We open at 9.');
+    };
+    const adapter = adapterWith(h, bot);
+    await send(adapter, userMessage({ text: 'menu' }));
+    for (let i = 0; i < CARDS_PER_CONVERSATION + 1; i++) await send(adapter, userMessage({ text: 'hours?' }));
+    await send(adapter, userMessage({ text: 'pizza' }));
+    const clicks = (await h.records()).filter((r) => r.type === 'incoming').map((r) => r.body.postback?.buttonClick.buttonId);
+    expect(clicks.at(-1)).toBe('pizza');
+    expect(clicks.slice(0, -1).every((c) => c === undefined)).toBe(true);
+    expect(h.errors).toEqual([]);
   });
 });
 
