@@ -84,6 +84,7 @@ describe('--reader', () => {
     for (const [list, message] of expected) expect([list, refusal(readers(list))]).toEqual([list, message]);
     expect(refusal(readers(['ana=tok-1:pizza'], new Map()))).toBe('--reader "ana": the bot "pizza" is not a name given with --key NAME=KEY (no key has a name); use those names, or * for every bot.');
     expect(refusal(readers([`${'b'.repeat(80)}=tok-1`]))).not.toContain('b'.repeat(65));
+    expect(refusal(readers([`ana=tok-1:${'p'.repeat(80)}`]))).toBe(`--reader "ana": the bot "${'p'.repeat(64)}" is not a name given with --key NAME=KEY (known: pizza, support); use those names, or * for every bot.`);
   });
 
   it('reads names (spaces around them trimmed, up to 64 characters) and scopes: every bot, some bots, the admin right', () => {
@@ -149,7 +150,7 @@ describe('checkRead with reader tokens', () => {
     expect(keys.checkRead(req({ authorization: 'Bearer    tok-bob   ' }))).toEqual({ ok: true, access: { reader: 'bob', bots: null, admin: false } });
     expect(keys.checkRead(bearer(PIZZA_KEY))).toEqual(WRITE_KEY);
     expect(keys.checkRead(bearer(SUPPORT_KEY))).toEqual(WRITE_KEY);
-    for (const headers of [{}, { authorization: 'Bearer tok-anax' }, { authorization: 'Bearer ' }, { authorization: 'Basic tok-ana' }, { authorization: `Token ${PIZZA_KEY}` }, { authorization: 'tok-ana' }]) {
+    for (const headers of [{}, { authorization: 'Bearer tok-anax' }, { authorization: 'Bearer ' }, { authorization: 'Basic tok-ana' }, { authorization: 'Basic  tok-ana' }, { authorization: `Token ${PIZZA_KEY}` }, { authorization: 'tok-ana' }]) {
       expect([headers, keys.checkRead(req(headers))]).toEqual([headers, GENERIC]);
     }
   });
