@@ -54,9 +54,12 @@ async function post(apiKey: string, type: string, body: unknown): Promise<void> 
   expect([res.status, res.status === 200 ? '' : await res.text()]).toEqual([200, '']);
 }
 
+/** What the main endpoint logged. */
+const logged: string[] = [];
+
 beforeAll(async () => {
   endpoint = await startTrackingEndpoint({
-    port: 0, host: '0.0.0.0', database: false, log: () => undefined, closeGraceMs: 200,
+    port: 0, host: '0.0.0.0', database: false, log: (line) => logged.push(line), closeGraceMs: 200,
     apiKeys: [`pizza=${PIZZA_KEY}`, `support=${SUPPORT_KEY}`],
     readers: [`all=${ALL}`, `pz=${PIZZA_ONLY}:pizza`, `boss=${ADMIN}:*:admin`, `pzboss=${PIZZA_ADMIN}:pizza:admin`],
   });
@@ -265,6 +268,40 @@ describe('exports and erasure, for every kind of reader and for write keys', () 
     }
     expect(await supportRecords()).toBe(before);
     expect((await send('GET', SUPPORT_EXPORTS[0], ALL)).status).toBe(200);
+  });
+
+  it('a user\'s routes say what is wrong in words: no bot (400, naming the field), a path that is not a user\'s (404, cut to 100 characters), a user the bot does not hold; an export is an attachment, not sniffed, not stored', async () => {
+    const before = logged.length;
+    for (const [method, path] of [['GET', '/api/users/pizza-user-7/export'], ['GET', '/api/users/pizza-user-7/export?bot=%20'], ['DELETE', '/api/users/pizza-user-7'], ['DELETE', '/api/users/pizza-user-7?bot=']] as const) {
+      const res = await send(method, path, ADMIN);
+      expect([method, path, res.status, JSON.parse(res.text)]).toEqual([method, path, 400, {
+        ok: false, error: 'Give ?bot=NAME: the bot whose user this is (a name given with --key, or its fingerprint).',
+        problems: [{ path: 'bot', expected: 'a bot name or fingerprint', received: 'missing' }],
+      }]);
+    }
+    // Refused before anything is read or erased: nothing went wrong behind the answer.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(logged.slice(before).filter((line) => !line.includes(' refused '))).toEqual([]);
+    expect((await send('GET', PIZZA_EXPORT, ALL)).status).toBe(200);
+
+    const long = `/api/users/pizza-user-7/${'x'.repeat(150)}`;
+    const notHere = await send('GET', `${long}?bot=pizza`, ALL);
+    expect([notHere.status, JSON.parse(notHere.text).error]).toEqual([404, `Nothing at ${long.slice(0, 100)}. A user's records are at GET /api/users/{id}/export?bot=NAME.`]);
+    const notErasable = await send('DELETE', `${long}?bot=pizza`, ADMIN);
+    expect([notErasable.status, JSON.parse(notErasable.text).error]).toEqual([404, `Nothing to erase at ${long.slice(0, 100)}. Erase a user with DELETE /api/users/{id}?bot=NAME.`]);
+    // "export" is the one segment after the id: not one spread over two.
+    expect((await send('GET', '/api/users/pizza-user-7/exp/ort?bot=pizza', ALL)).status).toBe(404);
+    const nobody = await send('GET', '/api/users/nobody-at-all/export?bot=pizza', ALL);
+    expect([nobody.status, JSON.parse(nobody.text).error]).toEqual([404, 'This bot holds no record of that user.']);
+
+    // The bot as given, spaces around it ignored.
+    const res = await fetch(`${base}/api/users/pizza-user-7/export?bot=%20pizza%20`, { headers: { authorization: `Bearer ${ALL}` } });
+    expect(res.status).toBe(200);
+    expect([res.headers.get('content-type'), res.headers.get('content-disposition'), res.headers.get('x-content-type-options'), res.headers.get('cache-control')])
+      .toEqual(['application/x-ndjson; charset=utf-8', 'attachment; filename="user-records.jsonl"', 'nosniff', 'no-store']);
+    expect(await res.text()).toContain('pepperoni-phrase');
+    const spaced = await send('DELETE', '/api/users/support-user-9?bot=%20support%20', PIZZA_ADMIN);
+    expect(JSON.parse(spaced.text)).toEqual({ ok: true, bot: 'support', userHash: '', records: 0, entries: 0 });
   });
 
   it('erasure: an admin of the pizza bot erases nothing of the support bot and learns nothing of it; the admin of every bot erases the user, once', async () => {
