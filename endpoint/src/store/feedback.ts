@@ -47,14 +47,18 @@ export async function rateFeedback(trx: Transaction<Database>, entries: readonly
     inBatch.add(`${entry.seq}:${entry.idx}`);
     await rate(trx, entry);
   }
-  // The earliest message with an intent per conversation, and the replies, that the batch brings.
-  const earliest = new Map<string, { bot: string; conversation: string; at: number }>();
+  // The first and last message with an intent per conversation, and the replies, that the batch brings.
+  const earliest = new Map<string, { bot: string; conversation: string; at: number; last: Rated }>();
   const replies = new Map<string, { ids: Set<string>; at: number }>();
   for (const entry of entries) {
     if (entry.direction === 'incoming' && entry.intent !== null) {
       const key = `${entry.bot}\u0000${entry.conversation_id}`;
       const seen = earliest.get(key);
-      if (seen === undefined || entry.occurred_at < seen.at) earliest.set(key, { bot: entry.bot, conversation: entry.conversation_id, at: entry.occurred_at });
+      if (seen === undefined) earliest.set(key, { bot: entry.bot, conversation: entry.conversation_id, at: entry.occurred_at, last: entry });
+      else {
+        seen.at = Math.min(seen.at, entry.occurred_at);
+        if (entry.occurred_at >= seen.last.occurred_at) seen.last = entry;
+      }
     }
     if (entry.direction === 'outgoing' && entry.activity_id !== null) {
       const seen = replies.get(entry.bot) ?? { ids: new Set<string>(), at: entry.occurred_at };
@@ -70,7 +74,32 @@ export async function rateFeedback(trx: Transaction<Database>, entries: readonly
     const rows = await trx.selectFrom('entries').select(['seq', 'idx', 'bot', 'conversation_id', 'occurred_at', 'reply_to']).where('reaction', 'is not', null)
       .where((eb) => eb.or(part.map((c) => eb.and([eb('conversation_id', '=', c.conversation), eb('bot', '=', c.bot), eb('occurred_at', '>=', c.at)]))))
       .execute();
-    for (const row of rows) again.set(`${row.seq}:${row.idx}`, row);
+    // Feedback after a message that arrived late (none for messages in order). Only feedback on what
+    // happened before the conversation's next message with an intent can be about the late one.
+    const found = new Map<string, Rated[]>();
+    for (const row of rows) {
+      const key = `${row.bot}\u0000${row.conversation_id}`;
+      found.set(key, [...(found.get(key) ?? []), { ...row, seq: Number(row.seq), idx: Number(row.idx), occurred_at: Number(row.occurred_at) }]);
+    }
+    for (const [key, candidates] of found) {
+      const { bot, conversation, at, last } = earliest.get(key)!;
+      const next = await trx.selectFrom('entries').select('occurred_at')
+        .where('conversation_id', '=', conversation).where('bot', '=', bot).where('direction', '=', 'incoming').where('intent', 'is not', null)
+        .where((eb) => eb(eb.refTuple('occurred_at', 'seq', 'idx'), '>', eb.tuple(last.occurred_at, last.seq, last.idx)))
+        .orderBy('occurred_at').orderBy('seq').orderBy('idx').limit(1).executeTakeFirst();
+      const until = next === undefined ? Number.POSITIVE_INFINITY : Number(next.occurred_at);
+      const ids = [...new Set(candidates.flatMap((c) => (c.reply_to === null ? [] : [c.reply_to])))];
+      const replyAt = new Map<string, number>();
+      for (let j = 0; j < ids.length; j += PER_STATEMENT) {
+        const found = await trx.selectFrom('entries').select(['activity_id', 'occurred_at']).where('activity_id', 'in', ids.slice(j, j + PER_STATEMENT)).where('bot', '=', bot).where('direction', '=', 'outgoing').execute();
+        for (const reply of found) replyAt.set(reply.activity_id!, Number(reply.occurred_at));
+      }
+      for (const candidate of candidates) {
+        const anchor = candidate.reply_to === null ? undefined : replyAt.get(candidate.reply_to);
+        const when = anchor ?? candidate.occurred_at;
+        if (when >= at && when <= until) again.set(`${candidate.seq}:${candidate.idx}`, candidate);
+      }
+    }
   }
   for (const [bot, { ids, at }] of replies) {
     const list = [...ids];
