@@ -14,6 +14,12 @@ const at = (minutes: number, ms = 0) => new Date(Date.parse(T) + minutes * 60_00
 const rating = (user: string, minutes: number, extraInfo: Record<string, unknown>, conversation = `c-${user}`, bot = BOT): NewRecord =>
   ev(user, 'feedback', at(minutes), { extraInfo: { timestamp: at(minutes), reaction: 'like', ...extraInfo } }, conversation, bot);
 
+/** Appends `records`, each in a transaction of its own, and waits until the views hold them (so each later append is a batch of its own). */
+async function send(store: RecordStore, records: NewRecord[], together = false): Promise<void> {
+  await (together ? appendTogether(store, records) : appendEach(store, records));
+  await store.db.selectFrom('entries').select('seq').limit(1).execute();
+}
+
 /** Each rating's comment (its name here) and rated intent, in the order they happened. */
 async function rated(store: RecordStore): Promise<[string | null, string | null][]> {
   const rows = await store.db.selectFrom('entries').select(['comment', 'rated_intent']).where('reaction', 'is not', null).orderBy('occurred_at').orderBy('seq').execute();
@@ -23,7 +29,7 @@ async function rated(store: RecordStore): Promise<[string | null, string | null]
 describe('ratings and the order records arrive in', () => {
   it('rates the reply\'s own intent, else the last message with an intent before the reply, else before the rating; of two at one moment, the later received', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [
+      await send(store, [
         msg({ user: 'ann', at: at(0), intent: 'First' }),
         msg({ user: 'ann', at: at(1), intent: 'Tie1' }),
         msg({ user: 'ann', at: at(1), intent: 'Tie2' }),
@@ -34,7 +40,7 @@ describe('ratings and the order records arrive in', () => {
         msg({ user: 'ann', at: at(4), type: 'outgoing', intent: 'SameIdElsewhere', id: 'plain', bot: OTHER_BOT }),
         msg({ user: 'ann', at: at(5), intent: 'Outgoing?', type: 'outgoing' }),
       ]);
-      await appendEach(store, [
+      await send(store, [
         rating('ann', 6, { feedbackText: 'plain', replyToId: 'plain' }),
         rating('ann', 7, { feedbackText: 'own', replyToId: 'own' }),
         rating('ann', 8, { feedbackText: 'unknown reply', replyToId: 'nowhere' }),
@@ -47,45 +53,45 @@ describe('ratings and the order records arrive in', () => {
 
   it('a message before the rating at the very same moment counts; one at the same moment received after it does not', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [msg({ user: 'ann', at: at(0), intent: 'Before' }), msg({ user: 'ann', at: at(1), intent: 'SameMomentFirst' })]);
-      await appendEach(store, [rating('ann', 1, { feedbackText: 'r' })]);
-      await appendEach(store, [msg({ user: 'ann', at: at(1), intent: 'SameMomentAfter' })]);
+      await send(store, [msg({ user: 'ann', at: at(0), intent: 'Before' }), msg({ user: 'ann', at: at(1), intent: 'SameMomentFirst' })]);
+      await send(store, [rating('ann', 1, { feedbackText: 'r' })]);
+      await send(store, [msg({ user: 'ann', at: at(1), intent: 'SameMomentAfter' })]);
       expect(await rated(store)).toEqual([['r', 'SameMomentFirst']]);
     });
   });
 
   it('a late message with an intent, before the rated reply, changes the rating; one after the reply, or in another conversation or bot, does not', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [msg({ user: 'ann', at: at(0), intent: 'Greet' }), msg({ user: 'ann', at: at(3), type: 'outgoing', id: 'r1' }), msg({ user: 'ann', at: at(10), intent: 'Next' })]);
-      await appendEach(store, [rating('ann', 5, { feedbackText: 'on r1', replyToId: 'r1' }), rating('ann', 12, { feedbackText: 'on nothing' })]);
+      await send(store, [msg({ user: 'ann', at: at(0), intent: 'Greet' }), msg({ user: 'ann', at: at(3), type: 'outgoing', id: 'r1' }), msg({ user: 'ann', at: at(10), intent: 'Next' })]);
+      await send(store, [rating('ann', 5, { feedbackText: 'on r1', replyToId: 'r1' }), rating('ann', 12, { feedbackText: 'on nothing' })]);
       expect(await rated(store)).toEqual([['on r1', 'Greet'], ['on nothing', 'Next']]);
-      await appendEach(store, [msg({ user: 'ann', at: at(4), intent: 'AfterTheReply' })]);
-      await appendEach(store, [msg({ user: 'ann', at: at(2), intent: 'Elsewhere', conversation: 'other' }), msg({ user: 'ann', at: at(2), intent: 'OtherBot', bot: OTHER_BOT })]);
+      await send(store, [msg({ user: 'ann', at: at(4), intent: 'AfterTheReply' })]);
+      await send(store, [msg({ user: 'ann', at: at(2), intent: 'Elsewhere', conversation: 'other' }), msg({ user: 'ann', at: at(2), intent: 'OtherBot', bot: OTHER_BOT })]);
       expect(await rated(store)).toEqual([['on r1', 'Greet'], ['on nothing', 'Next']]);
-      await appendEach(store, [msg({ user: 'ann', at: at(2), intent: 'Order' })]);
+      await send(store, [msg({ user: 'ann', at: at(2), intent: 'Order' })]);
       expect(await rated(store)).toEqual([['on r1', 'Order'], ['on nothing', 'Next']]);
-      await appendEach(store, [msg({ user: 'ann', at: at(11), intent: 'Last' })]);
+      await send(store, [msg({ user: 'ann', at: at(11), intent: 'Last' })]);
       expect(await rated(store)).toEqual([['on r1', 'Order'], ['on nothing', 'Last']]);
     });
   });
 
   it('a rating given long after, on a reply made before the next message, is looked at again too', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [msg({ user: 'ann', at: at(0), intent: 'Greet' }), msg({ user: 'ann', at: at(3), type: 'outgoing', id: 'r1' }), msg({ user: 'ann', at: at(10), intent: 'Next' })]);
-      await appendEach(store, [rating('ann', 60, { feedbackText: 'late thumbs', replyToId: 'r1' })]);
-      await appendEach(store, [msg({ user: 'ann', at: at(2), intent: 'Order' })]);
+      await send(store, [msg({ user: 'ann', at: at(0), intent: 'Greet' }), msg({ user: 'ann', at: at(3), type: 'outgoing', id: 'r1' }), msg({ user: 'ann', at: at(10), intent: 'Next' })]);
+      await send(store, [rating('ann', 60, { feedbackText: 'late thumbs', replyToId: 'r1' })]);
+      await send(store, [msg({ user: 'ann', at: at(2), intent: 'Order' })]);
       expect(await rated(store)).toEqual([['late thumbs', 'Order']]);
     });
   });
 
   it('a reply that arrives after the rating gives it its intent, or the message before it; another bot\'s reply of that id does not', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [msg({ user: 'ann', at: at(0), intent: 'Greet' }), msg({ user: 'ann', at: at(4), intent: 'AfterBoth' })]);
-      await appendEach(store, [rating('ann', 5, { feedbackText: 'a', replyToId: 'ra' }), rating('ann', 6, { feedbackText: 'b', replyToId: 'rb' })]);
+      await send(store, [msg({ user: 'ann', at: at(0), intent: 'Greet' }), msg({ user: 'ann', at: at(4), intent: 'AfterBoth' })]);
+      await send(store, [rating('ann', 5, { feedbackText: 'a', replyToId: 'ra' }), rating('ann', 6, { feedbackText: 'b', replyToId: 'rb' })]);
       expect(await rated(store)).toEqual([['a', 'AfterBoth'], ['b', 'AfterBoth']]);
-      await appendEach(store, [msg({ user: 'ann', at: at(1), type: 'outgoing', id: 'ra', intent: 'Own', bot: OTHER_BOT })]);
+      await send(store, [msg({ user: 'ann', at: at(1), type: 'outgoing', id: 'ra', intent: 'Own', bot: OTHER_BOT })]);
       expect(await rated(store)).toEqual([['a', 'AfterBoth'], ['b', 'AfterBoth']]);
-      await appendTogether(store, [msg({ user: 'ann', at: at(1), type: 'outgoing', id: 'ra', intent: 'Own' }), msg({ user: 'ann', at: at(2), type: 'outgoing', id: 'rb' })]);
+      await send(store, [msg({ user: 'ann', at: at(1), type: 'outgoing', id: 'ra', intent: 'Own' }), msg({ user: 'ann', at: at(2), type: 'outgoing', id: 'rb' })], true);
       expect(await rated(store)).toEqual([['a', 'Own'], ['b', 'Greet']]);
     });
   });
@@ -93,13 +99,13 @@ describe('ratings and the order records arrive in', () => {
   it('looks again at every rating a batch touches, in many conversations at once', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
       const users = Array.from({ length: 120 }, (_, i) => `u${i}`);
-      await appendTogether(store, users.map((user) => msg({ user, at: at(3), type: 'outgoing', id: `r-${user}` })));
-      await appendTogether(store, users.map((user) => rating(user, 5, { feedbackText: user, replyToId: `r-${user}` })));
+      await send(store, users.map((user) => msg({ user, at: at(3), type: 'outgoing', id: `r-${user}` })), true);
+      await send(store, users.map((user) => rating(user, 5, { feedbackText: user, replyToId: `r-${user}` })), true);
       expect((await rated(store)).every(([, intent]) => intent === null)).toBe(true);
-      await appendTogether(store, users.map((user, i) => msg({ user, at: at(1), intent: `I${i}` })));
+      await send(store, users.map((user, i) => msg({ user, at: at(1), intent: `I${i}` })), true);
       const byUser = new Map(await rated(store));
       expect(users.map((user) => byUser.get(user))).toEqual(users.map((_, i) => `I${i}`));
-      await appendTogether(store, users.map((user, i) => msg({ user, at: at(2), type: 'outgoing', id: `r-${user}`, intent: `Own${i}`, bot: i % 2 === 0 ? BOT : OTHER_BOT })));
+      await send(store, users.map((user, i) => msg({ user, at: at(2), type: 'outgoing', id: `r-${user}`, intent: `Own${i}`, bot: i % 2 === 0 ? BOT : OTHER_BOT })), true);
       const again = new Map(await rated(store));
       expect(users.map((user) => again.get(user))).toEqual(users.map((_, i) => (i % 2 === 0 ? `Own${i}` : `I${i}`)));
     });

@@ -15,6 +15,12 @@ const NEXT_DAY = DAY + 86_400_000;
 const at = (minutes: number, ms = 0) => new Date(Date.parse(T) + minutes * 60_000 + ms).toISOString();
 const m = (user: string, minutes: number, intent?: string, extra: Partial<Parameters<typeof msg>[0]> = {}) => msg({ user, at: at(minutes), ...(intent ? { intent } : {}), ...extra });
 
+/** Appends `records` (each in a transaction of its own, or `together` in one) and waits until the views hold them, so that what comes next is a batch of its own. */
+async function send(store: RecordStore, records: NewRecord[], together = false): Promise<void> {
+  await (together ? appendTogether(store, records) : appendEach(store, records));
+  await store.db.selectFrom('entries').select('seq').limit(1).execute();
+}
+
 /** Each session: user, conversation, start and last (minutes from T), messages, events, path, id's seq. */
 async function sessions(store: RecordStore) {
   const rows = await store.db.selectFrom('sessions').selectAll().orderBy('user_id').orderBy('conversation_id').orderBy('start_at').execute();
@@ -44,7 +50,7 @@ async function heads(store: RecordStore) {
 describe('sessions in any order of arrival, on SQLite', () => {
   it('in order: within 30 minutes extends, 30 minutes and a millisecond later starts anew; the tables count each', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [m('ann', 0, 'A'), m('ann', 30, 'B'), msg({ user: 'ann', at: at(60, 1), intent: 'C' }), ev('ann', 'buy', at(61))]);
+      await send(store, [m('ann', 0, 'A'), m('ann', 30, 'B'), msg({ user: 'ann', at: at(60, 1), intent: 'C' }), ev('ann', 'buy', at(61))]);
       expect(await sessions(store)).toEqual([['ann', 'c-ann', 0, 30, 2, 0, ['A', 'B'], 2, ''], ['ann', 'c-ann', 60 + 1 / 60_000, 61, 1, 1, ['C', 'event:buy'], 2, '']]);
       expect(await tables(store)).toEqual({
         days: [[DAY, '', 1, 2, 0, 1_800_000], [NEXT_DAY, '', 1, 1, 1, 59_999]],
@@ -57,8 +63,8 @@ describe('sessions in any order of arrival, on SQLite', () => {
 
   it('a late entry joins the session its time falls in: the path in time order, the tables moved from the old path to the new', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [m('ann', 0, 'A'), m('ann', 20, 'C')]);
-      await appendEach(store, [m('ann', 10, 'B')]);
+      await send(store, [m('ann', 0, 'A'), m('ann', 20, 'C')]);
+      await send(store, [m('ann', 10, 'B')]);
       expect(await sessions(store)).toEqual([['ann', 'c-ann', 0, 20, 3, 0, ['A', 'B', 'C'], 3, '']]);
       expect(await tables(store)).toEqual({ days: [[DAY, '', 1, 3, 0, 1_200_000]], lengths: [[DAY, 1200, 1]], paths: [[DAY, '["A","B","C"]', 1]] });
     });
@@ -66,12 +72,12 @@ describe('sessions in any order of arrival, on SQLite', () => {
 
   it('a late entry before a session\'s start (within 30 minutes) moves it back, to the day before; more than 30 minutes before it is its own', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [m('ann', 70, 'B'), m('ann', 75, 'C')]);
+      await send(store, [m('ann', 70, 'B'), m('ann', 75, 'C')]);
       expect((await tables(store)).days).toEqual([[NEXT_DAY, '', 1, 2, 0, 300_000]]);
-      await appendEach(store, [m('ann', 50, 'A')]);
+      await send(store, [m('ann', 50, 'A')]);
       expect(await sessions(store)).toEqual([['ann', 'c-ann', 50, 75, 3, 0, ['A', 'B', 'C'], 3, '']]);
       expect(await tables(store)).toEqual({ days: [[DAY, '', 1, 3, 0, 1_500_000]], lengths: [[DAY, 1500, 1]], paths: [[DAY, '["A","B","C"]', 1]] });
-      await appendEach(store, [msg({ user: 'ann', at: at(20, -1), intent: 'Z' })]);
+      await send(store, [msg({ user: 'ann', at: at(20, -1), intent: 'Z' })]);
       expect((await sessions(store)).map((r) => r.slice(2, 5))).toEqual([[20 - 1 / 60_000, 20 - 1 / 60_000, 1], [50, 75, 3]]);
       expect(await heads(store)).toEqual([['ann', 'c-ann', 50]]);
     });
@@ -79,21 +85,21 @@ describe('sessions in any order of arrival, on SQLite', () => {
 
   it('a late entry within 30 minutes of two sessions joins them; one at exactly 30 minutes of each too', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [m('ann', 0, 'A'), m('ann', 60, 'C'), m('ann', 65, 'D')]);
+      await send(store, [m('ann', 0, 'A'), m('ann', 60, 'C'), m('ann', 65, 'D')]);
       expect((await tables(store)).days).toEqual([[DAY, '', 1, 1, 0, 0], [NEXT_DAY, '', 1, 2, 0, 300_000]]);
-      await appendEach(store, [m('ann', 30, 'B')]);
+      await send(store, [m('ann', 30, 'B')]);
       expect(await sessions(store)).toEqual([['ann', 'c-ann', 0, 65, 4, 0, ['A', 'B', 'C', 'D'], 4, '']]);
       expect(await tables(store)).toEqual({ days: [[DAY, '', 1, 4, 0, 3_900_000]], lengths: [[DAY, 3600, 1]], paths: [[DAY, '["A","B","C","D"]', 1]] });
       expect(await heads(store)).toEqual([['ann', 'c-ann', 0]]);
-      await appendEach(store, [m('ann', 70, 'E')]);
+      await send(store, [m('ann', 70, 'E')]);
       expect((await sessions(store)).map((r) => r.slice(2, 5))).toEqual([[0, 70, 5]]);
     });
   });
 
   it('a batch of late entries that reaches past a later session joins it too, and the sessions after it within 30 minutes', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [m('ann', 0, 'A'), m('ann', 45, 'C'), m('ann', 100, 'E'), m('ann', 200, 'G')]);
-      await appendTogether(store, [m('ann', 20, 'B'), m('ann', 72, 'D')]);
+      await send(store, [m('ann', 0, 'A'), m('ann', 45, 'C'), m('ann', 100, 'E'), m('ann', 200, 'G')]);
+      await send(store, [m('ann', 20, 'B'), m('ann', 72, 'D')], true);
       expect((await sessions(store)).map((r) => [r[2], r[3], r[4], r[6]])).toEqual([[0, 100, 5, ['A', 'B', 'C', 'D', 'E']], [200, 200, 1, ['G']]]);
       expect(await heads(store)).toEqual([['ann', 'c-ann', 200]]);
       expect((await tables(store)).days).toEqual([[DAY, '', 1, 5, 0, 6_000_000], [NEXT_DAY, '', 1, 1, 0, 0]]);
@@ -102,8 +108,8 @@ describe('sessions in any order of arrival, on SQLite', () => {
 
   it('finds the sessions it touches among more than are read at once; the others keep their rows', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendTogether(store, Array.from({ length: 45 }, (_, i) => m('ann', i * 60, `H${i}`)));
-      await appendEach(store, [m('ann', 90, 'Mid'), m('ann', 30 * 60 + 30, 'Late')]);
+      await send(store, Array.from({ length: 45 }, (_, i) => m('ann', i * 60, `H${i}`)), true);
+      await send(store, [m('ann', 90, 'Mid'), m('ann', 30 * 60 + 30, 'Late')]);
       const rows = await sessions(store);
       expect(rows).toHaveLength(43);
       expect(rows.filter((r) => r[4] !== 1).map((r) => [r[2], r[3], r[6]])).toEqual([[60, 120, ['H1', 'Mid', 'H2']], [1800, 1860, ['H30', 'Late', 'H31']]]);
@@ -112,8 +118,8 @@ describe('sessions in any order of arrival, on SQLite', () => {
 
   it('keeps users, conversations and bots apart, and leaves entries without a user or conversation out', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
-      await appendEach(store, [m('ann', 0, 'A'), m('bob', 10, 'B'), m('ann', 20, 'X', { conversation: 'two' }), m('', 5)]);
-      await appendEach(store, [m('ann', 10, 'Late'), m('bob', 0, 'Early'), m('ann', 15, 'Y', { conversation: 'two' })]);
+      await send(store, [m('ann', 0, 'A'), m('bob', 10, 'B'), m('ann', 20, 'X', { conversation: 'two' }), m('', 5)]);
+      await send(store, [m('ann', 10, 'Late'), m('bob', 0, 'Early'), m('ann', 15, 'Y', { conversation: 'two' })]);
       expect((await sessions(store)).map((r) => [r[0], r[1], r[2], r[3], r[6]])).toEqual([
         ['ann', 'c-ann', 0, 10, ['A', 'Late']], ['ann', 'two', 15, 20, ['Y', 'X']], ['bob', 'c-bob', 0, 10, ['Early', 'B']],
       ]);
@@ -142,7 +148,7 @@ describe('sessions in any order of arrival, on SQLite', () => {
     const results: unknown[] = [];
     for (const [, batches] of orders) {
       await withStore(await SQLITE.fresh(), async (store) => {
-        for (const batch of batches) await appendTogether(store, batch);
+        for (const batch of batches) await send(store, batch, true);
         results.push({ sessions: (await sessions(store)).map((r) => r.slice(0, 8)), tables: await tables(store), heads: await heads(store) });
       });
     }
