@@ -110,4 +110,29 @@ describe('ratings and the order records arrive in', () => {
       expect(users.map((user) => again.get(user))).toEqual(users.map((_, i) => (i % 2 === 0 ? `Own${i}` : `I${i}`)));
     });
   });
+
+  it('a batch of late messages in one conversation: the ratings between its first and last and up to the next message are looked at again; messages get no rated intent', async () => {
+    await withStore(await SQLITE.fresh(), async (store) => {
+      await send(store, [
+        msg({ user: 'ann', at: at(0), intent: 'Greet' }), msg({ user: 'ann', at: at(3), type: 'outgoing', id: 'r3' }),
+        msg({ user: 'ann', at: at(7), type: 'outgoing', id: 'r7' }), msg({ user: 'ann', at: at(9), type: 'outgoing', id: 'r9' }), msg({ user: 'ann', at: at(20), intent: 'Next' }),
+      ]);
+      await send(store, [rating('ann', 30, { feedbackText: 'on r3', replyToId: 'r3' }), rating('ann', 31, { feedbackText: 'on r7', replyToId: 'r7' }), rating('ann', 32, { feedbackText: 'on r9', replyToId: 'r9' })]);
+      expect(await rated(store)).toEqual([['on r3', 'Greet'], ['on r7', 'Greet'], ['on r9', 'Greet']]);
+      // Two late messages together, received latest first: one before r3, one before r7 and r9.
+      await send(store, [msg({ user: 'ann', at: at(6), intent: 'Second' }), msg({ user: 'ann', at: at(2), intent: 'First' })], true);
+      expect(await rated(store)).toEqual([['on r3', 'First'], ['on r7', 'Second'], ['on r9', 'Second']]);
+      const messages = await store.db.selectFrom('entries').select('rated_intent').where('reaction', 'is', null).execute();
+      expect(messages.map((m) => m.rated_intent)).toEqual(messages.map(() => null));
+    });
+  });
+
+  it('a batch of late replies of one bot: each rating on them gets its reply\'s intent, the earliest reply\'s included', async () => {
+    await withStore(await SQLITE.fresh(), async (store) => {
+      await send(store, [msg({ user: 'ann', at: at(0), intent: 'Greet' })]);
+      await send(store, [rating('ann', 5, { feedbackText: 'on early', replyToId: 'early' }), rating('ann', 31, { feedbackText: 'on later', replyToId: 'later' })]);
+      await send(store, [msg({ user: 'ann', at: at(9), type: 'outgoing', id: 'later', intent: 'L' }), msg({ user: 'ann', at: at(1), type: 'outgoing', id: 'early', intent: 'E' })], true);
+      expect(await rated(store)).toEqual([['on early', 'E'], ['on later', 'L']]);
+    });
+  });
 });
