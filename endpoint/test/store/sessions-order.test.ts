@@ -106,6 +106,19 @@ describe('sessions in any order of arrival, on SQLite', () => {
     });
   });
 
+  it('late entries join sessions one after another, one at a time or several in one batch, up to the latest', async () => {
+    await withStore(await SQLITE.fresh(), async (store) => {
+      await send(store, [m('ann', 0, 'A'), m('ann', 40, 'B'), m('ann', 60, 'C'), m('ann', 85, 'D')]);
+      expect((await sessions(store)).map((r) => [r[2], r[3]])).toEqual([[0, 0], [40, 85]]);
+      await send(store, [m('ann', 120, 'F'), m('ann', 160, 'G')]);
+      await send(store, [m('ann', 20, 'Late')]);
+      expect((await sessions(store)).map((r) => [r[2], r[3], r[6]])).toEqual([[0, 85, ['A', 'Late', 'B', 'C', 'D']], [120, 120, ['F']], [160, 160, ['G']]]);
+      await send(store, [m('ann', 100, 'E'), m('ann', 140, 'Late2')], true);
+      expect((await sessions(store)).map((r) => [r[2], r[3], r[4]])).toEqual([[0, 160, 9]]);
+      expect(await heads(store)).toEqual([['ann', 'c-ann', 0]]);
+    });
+  });
+
   it('finds the sessions it touches among more than are read at once; the others keep their rows', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
       await send(store, Array.from({ length: 45 }, (_, i) => m('ann', i * 60, `H${i}`)), true);
