@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendEach, appendTogether, databases, ev, msg, withStore } from './databases.js';
 import type { NewRecord, RecordStore } from '../../src/store/store.js';
+import { deriveSessions, lengthBucket, stepOf, type SessionEntry } from '../../src/store/sessions.js';
 
 const [SQLITE] = databases();
 const T = '2026-03-02T23:00:00.000Z';
@@ -167,5 +168,38 @@ describe('sessions in any order of arrival, on SQLite', () => {
     }
     for (let i = 1; i < results.length; i++) expect(results[i], orders[i][0]).toEqual(results[0]);
     expect((results[0] as { sessions: unknown[] }).sessions).toHaveLength(7);
+  });
+});
+
+describe('the steps, paths and lengths of sessions', () => {
+  const entry = (minute: number, seq: number, extra: Partial<SessionEntry> = {}): SessionEntry => ({
+    seq, idx: 0, bot: 'b', user_id: 'u', conversation_id: 'c', platform: 'p', channel: 'ch', occurred_at: minute * 60_000, direction: 'incoming', intent: null, event_name: null, ...extra,
+  });
+
+  it('a step is an incoming message\'s intent, or an event other than a rating; nothing else', () => {
+    expect(stepOf({ direction: 'incoming', intent: 'Greet', event_name: null })).toBe('Greet');
+    expect(stepOf({ direction: 'incoming', intent: null, event_name: 'x' })).toBeUndefined();
+    expect(stepOf({ direction: 'outgoing', intent: 'Reply', event_name: null })).toBeUndefined();
+    expect(stepOf({ direction: 'event', intent: 'Greet', event_name: 'purchase' })).toBe('event:purchase');
+    expect(stepOf({ direction: 'event', intent: null, event_name: 'feedback' })).toBeUndefined();
+    expect(stepOf({ direction: 'event', intent: null, event_name: '' })).toBeUndefined();
+    expect(stepOf({ direction: 'event', intent: null, event_name: null })).toBeUndefined();
+    expect(stepOf({ direction: 'outgoing', intent: null, event_name: 'purchase' })).toBeUndefined();
+  });
+
+  it('lengths go in buckets of 10 s under 10 minutes, of a minute under an hour, of 10 minutes under 4 hours, then one', () => {
+    const at = (seconds: number) => lengthBucket(seconds * 1000);
+    expect([at(-5), at(0), at(9.999), at(10), at(599), at(600), at(659), at(660), at(3599), at(3600), at(4199), at(4200), at(14_399), at(14_400), at(99_999)])
+      .toEqual([0, 0, 0, 10, 590, 600, 600, 660, 3540, 3600, 3600, 4200, 13_800, 14_400, 14_400]);
+  });
+
+  it('a path keeps 8 steps at most, the same step twice in a row once, and counts messages and events apart', () => {
+    const intents = ['A', 'A', 'B', 'A', 'C', 'D', 'E', 'F', 'G', 'H', 'I'];
+    const [session] = deriveSessions([
+      ...intents.map((intent, i) => entry(i, i + 1, { intent })),
+      entry(20, 50, { direction: 'event', event_name: 'feedback' }), entry(21, 51, { direction: 'outgoing', intent: 'Reply' }),
+    ]);
+    expect(session.pathSteps).toEqual(['A', 'B', 'A', 'C', 'D', 'E', 'F', 'G']);
+    expect([session.messages, session.events, session.id, session.path, session.steps]).toEqual([12, 1, '1:0', '[]', 0]);
   });
 });
