@@ -25,5 +25,6 @@ export default {
   tempDirName: process.env.STRYKER_TEMP ?? '.stryker-tmp',
   cleanTempDir: 'always',
   // .stryker-tmp: the sandboxes of other runs going on at the same time (copying them would fail as they go).
-  ignorePatterns: ['dist', 'reports', 'bench/results.json', 'test/artifacts', '.tracking-data', '.stryker-tmp'],
+  // bench/.data: the benchmark's databases (a gigabyte and more, maybe being written).
+  ignorePatterns: ['dist', 'reports', 'bench/results.json', 'bench/.data', 'test/artifacts', '.tracking-data', '.stryker-tmp'],
 };

@@ -42,7 +42,14 @@ serve({
       }
       await Promise.all(pending);
       // Built means in the views too: a read waits until they hold every record acknowledged.
-      await store.db.selectFrom('entries').select('seq').limit(1).execute();
+      for (let built = false; !built;) {
+        try {
+          await store.db.selectFrom('entries').select('seq').limit(1).execute();
+          built = true;
+        } catch (error) {
+          if (!(error instanceof CatchingUpError)) throw error;
+        }
+      }
       // As the database's own maintenance would (PostgreSQL's autovacuum; SQLite's optimize, which the
       // endpoint runs hourly and at close): statistics for the query planner after a bulk load.
       if (store.kind === 'postgres') await sql`analyze`.execute(store.db);
