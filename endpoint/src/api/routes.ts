@@ -43,6 +43,7 @@ const INDEX = {
     'GET /api/events': 'server-sent events: a "records" event whenever records arrive',
     'GET /api/access': 'who is reading (the reader\'s name), the bots they may see, and whether they may erase',
     'GET /healthz': 'for load balancers: 200 when the database answers, else 503',
+    'GET /metrics': 'for Prometheus: the endpoint\'s metrics in its text format (a reader of every bot, or --metrics-token)',
   },
   filter: '?bot=NAME|FINGERPRINT &platform=P &channel=C &from=2026-11-01 &to=2026-12-01 (to is exclusive; dates, date-times or epoch ms)',
   export: '?format=csv on every view, the lists and transcripts; ?table=NAME picks one table of a view that has several (sessions, intents, feedback, revenue)',
@@ -79,6 +80,13 @@ function handleEvents(req: IncomingMessage, res: ServerResponse, { access }: Tar
   live.open(req, res, access.bots);
 }
 
+/** `GET /metrics`: Prometheus' text format, for a reader of every bot or the metrics token (open on loopback with no reader). */
+async function handleMetrics(req: IncomingMessage, res: ServerResponse, _target: Target, { metrics, keys }: EndpointContext): Promise<void> {
+  // Stryker disable next-line ConditionalExpression: every endpoint gives its routes metrics; the test only narrows the type
+  if (metrics === undefined) return sendError(res, 404, 'This endpoint keeps no metrics.');
+  if (metrics.allowed(req, res, keys)) await metrics.answer(res);
+}
+
 /** `GET /api/access`: who is reading (null when reads are open), the bots they may see (null: every bot), and whether they may erase. */
 function handleAccess(_req: IncomingMessage, res: ServerResponse, { access }: Target, { keys }: EndpointContext): void {
   const bots = access.bots === null ? null : [...access.bots].map((bot) => ({ bot, name: keys.nameOf(bot) ?? null }));
@@ -113,5 +121,6 @@ export function createRoutes(): Map<string, Route> {
     ['/api/events', { methods: { GET: handleEvents }, read: true }],
     ['/api/access', { methods: { GET: handleAccess }, read: true }],
     ['/healthz', { methods: { GET: handleHealth }, anyHost: true }],
+    ['/metrics', { methods: { GET: handleMetrics } }],
   ]);
 }
