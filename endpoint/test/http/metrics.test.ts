@@ -15,7 +15,8 @@ import { startTrackingEndpoint, type TrackingEndpoint } from '../../src/index.js
 import { MAX_BOT_LABELS, methodLabel, reasonLabel, statusClass } from '../../src/http/metrics.js';
 import type { RecordStore } from '../../src/store/store.js';
 import { bothDatabases, connect, message, Q, readUntilClose, start, track } from '../helpers.js';
-import { createTestDatabase, startDatabaseProxy, type DatabaseProxy, type TestDatabase } from '../helpers/postgres.js';
+import { createTestDatabase, startDatabaseProxy, TEST_SERVER_URL, type DatabaseProxy, type TestDatabase } from '../helpers/postgres.js';
+import { startCommitProxy, type CommitProxy } from '../helpers/commit-proxy.js';
 import { PROJECTION_LOCK } from '../../src/store/postgres.js';
 
 /** One sample: `name{labels} value`. */
@@ -81,9 +82,9 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
   return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 }
 
-async function scrape(base: string, token?: string): Promise<{ status: number; type: string | null; text: string }> {
+async function scrape(base: string, token?: string): Promise<{ status: number; type: string | null; length: number; text: string }> {
   const res = await fetch(`${base}/metrics`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
-  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+  return { status: res.status, type: res.headers.get('content-type'), length: Number(res.headers.get('content-length')), text: await res.text() };
 }
 
 async function metrics(base: string, token?: string): Promise<Sample[]> {
@@ -168,6 +169,10 @@ describe.each(bothDatabases('metrics.db'))('GET /metrics on $name', ({ name, dat
     const socket = await connect(endpoint);
     socket.write('THIS IS NOT HTTP\r\n\r\n');
     expect((await readUntilClose(socket, 2000)).data).toMatch(/^HTTP\/1\.1 400 /);
+    // Headers past Node's limit (16 KiB).
+    const big = await connect(endpoint);
+    big.write(`GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    expect((await readUntilClose(big, 2000)).data).toMatch(/^HTTP\/1\.1 431 /);
 
     const answer = await scrape(base);
     expect(answer.status).toBe(200);
@@ -186,7 +191,9 @@ describe.each(bothDatabases('metrics.db'))('GET /metrics on $name', ({ name, dat
       'bot=,reason=method_not_allowed,status=405': 1,
       'bot=,reason=wrong_host,status=403': 1,
       'bot=,reason=invalid_http,status=400': 1,
+      'bot=,reason=headers_too_large,status=431': 1,
     });
+    expect(answer.length).toBe(Buffer.byteLength(answer.text));
     expect(answer.text).not.toContain(PIZZA_KEY);
     expect(answer.text).not.toContain(UNNAMED_KEY);
     expect(answer.text).not.toContain('nowhere');
@@ -201,6 +208,9 @@ describe.each(bothDatabases('metrics.db'))('GET /metrics on $name', ({ name, dat
     });
     const inf = value(samples, 'tracking_request_duration_seconds_bucket', { route: '/track', status_class: '2xx', le: '+Inf' });
     expect(inf).toBe(5);
+    const buckets = samples.filter((x) => x.name === 'tracking_request_duration_seconds_bucket' && x.labels.route === '/track' && x.labels.status_class === '2xx');
+    expect(buckets.map((x) => x.labels.le)).toEqual(['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf']);
+    expect(value(samples, 'tracking_request_duration_seconds_bucket', { route: '/track', status_class: '2xx', le: '10' })).toBe(5);
     expect(value(samples, 'tracking_request_duration_seconds_sum', { route: '/track', status_class: '2xx' })).toBeGreaterThan(0);
     // Node's process metrics, in this endpoint's registry.
     expect(types.get('process_cpu_user_seconds_total')).toBe('counter');
@@ -269,6 +279,7 @@ describe.each(bothDatabases('metrics.db'))('GET /metrics on $name', ({ name, dat
     }
     samples = await metricsUntil(endpoint.url, (s) => value(s, 'tracking_database_connections_lost_total', { connection: 'listen' }) === 1);
     expect(value(samples, 'tracking_database_connections_lost_total', { connection: 'listen' })).toBe(1);
+    expect(value(samples, 'tracking_database_connections_lost_total', { connection: 'pool' })).toBeGreaterThanOrEqual(1);
     expect(value(samples, 'tracking_database_reconnects_total')).toBe(0);
     proxy.restore();
     samples = await metricsUntil(endpoint.url, (s) => value(s, 'tracking_database_reconnects_total') === 1);
@@ -307,6 +318,34 @@ describe('GET /metrics while the views are behind (PostgreSQL)', () => {
     expect(value(caught, 'tracking_views_behind_records')).toBe(0);
     expect(value(caught, 'tracking_views_behind_seconds')).toBe(0);
   });
+});
+
+describe('GET /metrics when a commit\'s outcome is unknown (PostgreSQL)', () => {
+  let db: TestDatabase | undefined;
+  let commits: CommitProxy | undefined;
+  afterEach(async () => {
+    commits?.restore();
+    await endpoint?.close();
+    endpoint = undefined;
+    await commits?.close();
+    commits = undefined;
+    await db?.drop();
+    db = undefined;
+  });
+
+  it('counts a 504 as refused for commit_unknown and as a database error', async () => {
+    db = await createTestDatabase();
+    const server = new URL(TEST_SERVER_URL);
+    commits = await startCommitProxy({ host: server.hostname, port: Number(server.port || 5432) });
+    endpoint = await startTrackingEndpoint({ port: 0, database: commits.urlFor(db.url), apiKeys: [`pizza=${PIZZA_KEY}`], log: () => undefined, closeGraceMs: 200 });
+    const dropped = commits.next('drop-commit', { refuseAfter: true });
+    const answer = track(endpoint, pizza, message('p', 'unknown'));
+    await dropped;
+    expect((await answer).status).toBe(504);
+    const samples = await metrics(endpoint.url);
+    expect(series(samples, 'tracking_requests_refused_total')).toEqual({ 'bot=pizza,reason=commit_unknown,status=504': 1 });
+    expect(series(samples, 'tracking_database_errors_total')).toEqual({ 'reason=commit_unknown': 1 });
+  }, 20_000);
 });
 
 describe('GET /metrics access', () => {
@@ -355,7 +394,10 @@ describe('GET /metrics access', () => {
 
   it('on loopback with a reader configured needs a token too', async () => {
     endpoint = await start({ readers: [`all=${ALL}`] });
-    expect((await scrape(endpoint.url)).status).toBe(401);
+    const none = await scrape(endpoint.url);
+    expect(none.status).toBe(401);
+    expect(JSON.parse(none.text).error).toBe('Reading needs a reader token, as an Authorization: Bearer <token> header (the endpoint\'s readers are given with --reader NAME=TOKEN); /metrics also takes a reader of every bot.');
+    expect((await fetch(`${endpoint.url}/metrics`, { headers: { authorization: `Basic ${ALL}` } })).status).toBe(401);
     expect((await scrape(endpoint.url, ALL)).status).toBe(200);
   });
 
