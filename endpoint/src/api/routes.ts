@@ -84,7 +84,7 @@ function handleEvents(req: IncomingMessage, res: ServerResponse, { access }: Tar
 async function handleMetrics(req: IncomingMessage, res: ServerResponse, _target: Target, { metrics, keys }: EndpointContext): Promise<void> {
   // Stryker disable next-line ConditionalExpression: every endpoint gives its routes metrics; the test only narrows the type
   if (metrics === undefined) return sendError(res, 404, 'This endpoint keeps no metrics.');
-  if (metrics.allowed(req, res, keys)) await metrics.answer(res);
+  await metrics.answer(req, res, keys);
 }
 
 /** `GET /api/access`: who is reading (null when reads are open), the bots they may see (null: every bot), and whether they may erase. */

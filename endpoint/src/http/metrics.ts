@@ -63,6 +63,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIO
 
 /** The method label: one of the usual methods, else `other`. */
 export function methodLabel(method: string | undefined): string {
+  // Stryker disable next-line ConditionalExpression: METHODS.has(undefined) is false too; the test only narrows the type
   return method !== undefined && METHODS.has(method) ? method : 'other';
 }
 
@@ -172,34 +173,35 @@ export class EndpointMetrics {
   }
 
   /**
-   * Whether `req` may read the metrics: the metrics token, or a read check that passes with every
-   * bot in sight. Answers the refusal itself and returns false.
+   * Why `req` may not read the metrics, or `undefined` when it may: with the metrics token, or
+   * with a read check that passes with every bot in sight.
    */
-  allowed(req: IncomingMessage, res: ServerResponse, keys: KeyPolicy): boolean {
+  refusal(req: IncomingMessage, keys: KeyPolicy): { status: 401 | 403; error: string } | undefined {
     const auth = req.headers.authorization;
-    if (this.tokenDigest !== undefined && auth?.startsWith('Bearer ') && timingSafeEqual(digest(auth.slice(7).trim()), this.tokenDigest)) return true;
+    if (this.tokenDigest !== undefined && auth?.startsWith('Bearer ') && timingSafeEqual(digest(auth.slice(7).trim()), this.tokenDigest)) return undefined;
     const check = keys.checkRead(req);
     if (!check.ok) {
       const hint = this.tokenDigest === undefined ? '' : ' or the metrics token (--metrics-token)';
-      sendError(res, check.status, `${check.error.replace(/\.$/, '')}; /metrics also takes a reader of every bot${hint}.`);
-      return false;
+      return { status: check.status, error: `${check.error.replace(/\.$/, '')}; /metrics also takes a reader of every bot${hint}.` };
     }
     if (check.access.bots !== null) {
-      sendError(res, 403, 'The metrics name every bot: a reader scoped to some bots cannot read them. Use a reader of every bot, or the metrics token (--metrics-token).');
-      return false;
+      return { status: 403, error: 'The metrics name every bot: a reader scoped to some bots cannot read them. Use a reader of every bot, or the metrics token (--metrics-token).' };
     }
-    return true;
+    return undefined;
   }
 
-  /** Answers `GET /metrics`: the text format, Node's process metrics included (collected from the first scrape on). */
-  async answer(res: ServerResponse): Promise<void> {
+  /** Answers `GET /metrics` (or refuses it): the text format, Node's process metrics included (collected from the first scrape on). */
+  async answer(req: IncomingMessage, res: ServerResponse, keys: KeyPolicy): Promise<void> {
+    const refused = this.refusal(req, keys);
+    if (refused !== undefined) return sendError(res, refused.status, refused.error);
     if (!this.processMetrics) {
       // Started at the first scrape, not at start: they watch the process (GC, the event loop) for good.
       collectDefaultMetrics({ register: this.registry });
       this.processMetrics = true;
     }
     const text = await this.registry.metrics();
-    if (res.headersSent || res.destroyed) return;
+    // Stryker disable next-line ConditionalExpression: a client that left while the metrics were collected; what is written to its closed response is dropped either way
+    if (res.destroyed) return;
     res.writeHead(200, { 'Content-Type': this.registry.contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
     res.end(text);
   }

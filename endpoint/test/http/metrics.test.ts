@@ -194,6 +194,7 @@ describe.each(bothDatabases('metrics.db'))('GET /metrics on $name', ({ name, dat
       'bot=,reason=headers_too_large,status=431': 1,
     });
     expect(answer.length).toBe(Buffer.byteLength(answer.text));
+    expect(series(samples, 'tracking_database_errors_total')).toEqual({});
     expect(answer.text).not.toContain(PIZZA_KEY);
     expect(answer.text).not.toContain(UNNAMED_KEY);
     expect(answer.text).not.toContain('nowhere');
@@ -385,6 +386,9 @@ describe('GET /metrics access', () => {
     const withToken = await metrics(base, METRICS);
     expect(series(withToken, 'tracking_records_accepted_total')).toEqual({ 'bot=pizza': 1 });
     expect(series(withToken, 'tracking_requests_refused_total')).toEqual({ 'bot=,reason=unauthorized,status=401': 4, 'bot=,reason=forbidden,status=403': 1 });
+    // Only as a Bearer token; spaces after "Bearer" do not matter.
+    expect((await fetch(`${base}/metrics`, { headers: { authorization: `Token: ${METRICS}` } })).status).toBe(401);
+    expect((await fetch(`${base}/metrics`, { headers: { authorization: `Bearer   ${METRICS}` } })).status).toBe(200);
     // The metrics token reads the metrics only.
     expect((await fetch(`${base}/api/summary`, { headers: { authorization: `Bearer ${METRICS}` } })).status).toBe(401);
     await endpoint!.close();
@@ -399,6 +403,20 @@ describe('GET /metrics access', () => {
     expect(JSON.parse(none.text).error).toBe('Reading needs a reader token, as an Authorization: Bearer <token> header (the endpoint\'s readers are given with --reader NAME=TOKEN); /metrics also takes a reader of every bot.');
     expect((await fetch(`${endpoint.url}/metrics`, { headers: { authorization: `Basic ${ALL}` } })).status).toBe(401);
     expect((await scrape(endpoint.url, ALL)).status).toBe(200);
+  });
+
+  it('behind an auth proxy takes a user of every bot, refuses a scoped user (403) and a request without the header (401)', async () => {
+    endpoint = await startTrackingEndpoint({
+      port: 0, database: false, log: () => undefined, closeGraceMs: 200, apiKeys: [`pizza=${PIZZA_KEY}`],
+      trustProxyUser: 'X.Scrape.User', readerUsers: ['ann', 'pat:pizza'],
+    });
+    const as = (user?: string) => fetch(`${endpoint!.url}/metrics`, { headers: user === undefined ? {} : { 'x.scrape.user': user } });
+    const none = await as();
+    expect(none.status).toBe(401);
+    expect((await none.json()).error).toBe('Reading needs signing in through the auth proxy (it sets x.scrape.user); this request has no user; /metrics also takes a reader of every bot.');
+    expect((await as('pat')).status).toBe(403);
+    expect((await as('eve')).status).toBe(403);
+    expect((await as('ann')).status).toBe(200);
   });
 
   it('answers HEAD with the headers only', async () => {
