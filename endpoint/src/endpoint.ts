@@ -11,6 +11,7 @@ import type { ImportReport } from './store/ndjson-import.js';
 import type { RecordStore, StoredRecords } from './store/store.js';
 import { whereKept } from './store/where-kept.js';
 import { loadTls } from './http/tls.js';
+import { EndpointMetrics } from './http/metrics.js';
 import type { Server as HttpsServer } from 'node:https';
 
 /** A running endpoint. */
@@ -93,18 +94,27 @@ export async function startTrackingEndpoint(options: TrackingEndpointOptions = {
   const keys = new KeyPolicy(resolved.apiKeys, resolved.loopback, resolved.botNames, { readers: resolved.readers, trustProxyUser: resolved.trustProxyUser, readerUsers: resolved.readerUsers });
   // The certificate is read before the database is opened: a bad file stops nothing half-started.
   const tls = resolved.tls === undefined ? undefined : await loadTls(resolved.tls);
+  // What the metrics read at each scrape: the store and the live feed, once they exist.
+  const sources: { store?: RecordStore; live?: LiveFeed } = {};
+  const metrics = new EndpointMetrics({
+    lag: () => sources.store!.lag(),
+    liveClients: () => sources.live!.size,
+    nameOf: (bot) => keys.nameOf(bot),
+  }, resolved.metricsToken);
   const { store, imported } = await openStore({
     database: resolved.database, fsync: resolved.fsync, importFrom: resolved.importFrom, masking: resolved.masking, log: resolved.log,
     waits: { readMs: resolved.maxReadWaitMs, writeMs: resolved.maxWriteWaitMs },
+    events: { connectionLost: (connection) => metrics.connectionLost(connection), reconnected: () => metrics.reconnected() },
   });
   if (imported !== undefined) {
     resolved.log(`tracking endpoint: imported ${imported.records} record(s) from ${imported.file} (an earlier version's data file, left in place)${imported.skipped > 0 ? `; skipped ${imported.skipped} unreadable line(s)` : ''}.`);
   }
   // Live streams write a comment well within the idle-socket timeout, so it never cuts them.
   const live = new LiveFeed(store, { heartbeatMs: Math.min(15_000, Math.floor(socketIdleTimeoutMs(resolved) / 3)), maxStreams: MAX_LIVE_STREAMS });
+  Object.assign(sources, { store, live });
   const requests = new RequestLog(resolved.log, resolved.summaryIntervalMs, () => `records kept ${whereKept(store.kind, store.location)}`);
   const retention = startRetention(store, resolved.retentionDays, resolved.log);
-  const server = createEndpointServer(createRoutes(), { options: resolved, store, keys, live, requests }, tls?.context);
+  const server = createEndpointServer(createRoutes(), { options: resolved, store, keys, live, requests, metrics }, tls?.context);
   let port: number;
   try {
     port = await listen(server, resolved);

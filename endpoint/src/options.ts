@@ -53,6 +53,13 @@ export interface TrackingEndpointOptions {
   /** The users the auth proxy may name: `'NAME'`, `'NAME:pizza,support'`, `'NAME:*:admin'` (as `readers`, without a token). */
   readerUsers?: readonly string[];
   /**
+   * A token that may read `GET /metrics` (and nothing else), given as `Authorization: Bearer TOKEN`:
+   * for a Prometheus server that should not hold a reader token. Compared in constant time, never
+   * logged. Without it, `/metrics` is read with a reader token that sees every bot (or openly on
+   * loopback with no reader configured, like the other reads).
+   */
+  metricsToken?: string;
+  /**
    * Where records are kept: a SQLite file (relative to `process.cwd()`; default
    * `.tracking-data/tracking.db`, created with its folder, readable by this user only), a
    * PostgreSQL URL (`postgres://user:password@host:5432/db`, to run several endpoints on one
@@ -149,6 +156,8 @@ export interface ResolvedOptions {
   readers: readonly string[];
   trustProxyUser: string | undefined;
   readerUsers: readonly string[];
+  /** The token that may read `/metrics`, if any. */
+  metricsToken: string | undefined;
   /** A SQLite file (absolute), a PostgreSQL URL, or `false` (in memory). */
   database: string | false;
   /** An earlier version's NDJSON data file to import once, if it exists. */
@@ -237,6 +246,15 @@ function checkTlsFiles(certFile: string | undefined, keyFile: string | undefined
   return { certFile, keyFile };
 }
 
+/** The metrics token: not empty, no spaces around it, not a write key (write keys sit in access logs). */
+function checkMetricsToken(token: string | undefined, apiKeys: readonly string[]): string | undefined {
+  if (token === undefined) return undefined;
+  if (token.trim() === '') throw new TrackingEndpointError('metricsToken (--metrics-token) is empty; give a token of its own, or leave it out.');
+  if (token !== token.trim()) throw new TrackingEndpointError('metricsToken (--metrics-token) starts or ends with a space; give it without.');
+  if (apiKeys.includes(token)) throw new TrackingEndpointError('metricsToken (--metrics-token) is one of the write keys (--key); give it a token of its own.');
+  return token;
+}
+
 /** Applies defaults. Throws a `TrackingEndpointError` for an option that cannot work. */
 export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedOptions {
   const host = options.host ?? '127.0.0.1';
@@ -265,6 +283,7 @@ export function resolveOptions(options: TrackingEndpointOptions = {}): ResolvedO
     readers: options.readers ?? [],
     trustProxyUser: options.trustProxyUser,
     readerUsers: options.readerUsers ?? [],
+    metricsToken: checkMetricsToken(options.metricsToken, apiKeys),
     ...databaseOf(options.database !== undefined ? options.database : options.dataFile),
     fsync: options.fsync ?? false,
     retentionDays,

@@ -35,6 +35,7 @@ describe('defaults', () => {
       readers: [],
       trustProxyUser: undefined,
       readerUsers: [],
+      metricsToken: undefined,
       database: resolve(DEFAULT_DATABASE_FILE),
       importFrom: resolve(LEGACY_DATA_FILE),
       fsync: false,
@@ -93,6 +94,20 @@ describe('defaults', () => {
     expect(resolveOptions({ requestTimeoutMs: 1_000 }).headersTimeoutMs).toBe(1_000);
     expect(resolveOptions({ requestTimeoutMs: 1_000, headersTimeoutMs: 400 }).headersTimeoutMs).toBe(400);
     expect(resolveOptions({ requestTimeoutMs: 1_000, headersTimeoutMs: 4_000 }).headersTimeoutMs).toBe(1_000);
+  });
+});
+
+describe('metricsToken', () => {
+  it('is kept as given', () => {
+    expect(resolveOptions({ metricsToken: 'scrape-1' }).metricsToken).toBe('scrape-1');
+  });
+
+  it('refuses an empty token, spaces around it, and a write key, never quoting it', () => {
+    expect(() => resolveOptions({ metricsToken: ' ' })).toThrow(new TrackingEndpointError('metricsToken (--metrics-token) is empty; give a token of its own, or leave it out.'));
+    expect(() => resolveOptions({ metricsToken: '' })).toThrow(/is empty/);
+    expect(() => resolveOptions({ metricsToken: ' scrape-1' })).toThrow(new TrackingEndpointError('metricsToken (--metrics-token) starts or ends with a space; give it without.'));
+    expect(() => resolveOptions({ metricsToken: 'scrape-1 ' })).toThrow(/starts or ends with a space/);
+    expect(() => resolveOptions({ apiKeys: ['pizza=k-secret-1'], metricsToken: 'k-secret-1' })).toThrow(new TrackingEndpointError('metricsToken (--metrics-token) is one of the write keys (--key); give it a token of its own.'));
   });
 });
 

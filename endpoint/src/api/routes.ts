@@ -45,6 +45,7 @@ const INDEX = {
     'GET /api/events': 'server-sent events: a "records" event whenever records arrive',
     'GET /api/access': 'who is reading (the reader\'s name), the bots they may see, and whether they may erase',
     'GET /healthz': 'for load balancers: 200 when the database answers, else 503',
+    'GET /metrics': 'for Prometheus: the endpoint\'s metrics in its text format (a reader of every bot, or --metrics-token)',
   },
   filter: '?bot=NAME|FINGERPRINT &platform=P &channel=C &from=2026-11-01 &to=2026-12-01 (to is exclusive; dates, date-times or epoch ms)',
   export: '?format=csv on every view, the lists and transcripts; ?table=NAME picks one table of a view that has several (sessions, intents, feedback, revenue)',
@@ -79,6 +80,13 @@ async function handleBots(_req: IncomingMessage, res: ServerResponse, { access }
 
 function handleEvents(req: IncomingMessage, res: ServerResponse, { access }: Target, { live }: EndpointContext): void {
   live.open(req, res, access.bots);
+}
+
+/** `GET /metrics`: Prometheus' text format, for a reader of every bot or the metrics token (open on loopback with no reader). */
+async function handleMetrics(req: IncomingMessage, res: ServerResponse, _target: Target, { metrics, keys }: EndpointContext): Promise<void> {
+  // Stryker disable next-line ConditionalExpression: every endpoint gives its routes metrics; the test only narrows the type
+  if (metrics === undefined) return sendError(res, 404, 'This endpoint keeps no metrics.');
+  await metrics.answer(req, res, keys);
 }
 
 /** `GET /api/access`: who is reading (null when reads are open), the bots they may see (null: every bot), and whether they may erase. */
@@ -116,5 +124,6 @@ export function createRoutes(): Map<string, Route> {
     ['/api/events', { methods: { GET: handleEvents }, read: true }],
     ['/api/access', { methods: { GET: handleAccess }, read: true }],
     ['/healthz', { methods: { GET: handleHealth }, anyHost: true }],
+    ['/metrics', { methods: { GET: handleMetrics } }],
   ]);
 }

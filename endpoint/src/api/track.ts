@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { check, genericSchema, validate, type ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
 import { readBody } from '../http/body.js';
-import { sendCatchingUp, sendError, sendJson } from '../http/respond.js';
+import { sendCatchingUp, sendError, sendJson, setRefusalCode, setResponseBot } from '../http/respond.js';
 import type { EndpointContext, Target } from '../http/router.js';
 import { parseBody } from '../http/safe-json.js';
 import { checkTrackQuery, type TrackTarget } from './track-query.js';
@@ -51,9 +51,16 @@ function oneLine(text: string): string {
 /** Handles `POST /track`. Never rejects for bad input: every problem is a 4xx with a JSON body. */
 export async function handleTrack(req: IncomingMessage, res: ServerResponse, { query }: Target, context: EndpointContext): Promise<void> {
   const key = context.keys.checkTrackingKey(query.get('apiKey'));
-  if (!key.ok) return refuse(req, res, context, 401, key.error, key.problems);
+  if (!key.ok) {
+    setRefusalCode(res, key.problems[0]?.received === 'an unknown key' ? 'unknown_key' : 'invalid_key');
+    return refuse(req, res, context, 401, key.error, key.problems);
+  }
+  setResponseBot(res, key.bot);
   const checked = checkTrackQuery(query, context.options.platformNames, { strictVersions: context.options.strictVersions });
-  if (!checked.ok) return refuse(req, res, context, 400, 'The query string does not make a valid tracking request.', checked.problems);
+  if (!checked.ok) {
+    setRefusalCode(res, 'invalid_query');
+    return refuse(req, res, context, 400, 'The query string does not make a valid tracking request.', checked.problems);
+  }
   if (!isJson(req.headers['content-type'])) {
     return refuse(req, res, context, 415, 'Content-Type must be application/json (a charset parameter is fine).');
   }
@@ -66,10 +73,14 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     return;
   }
   const parsed = parseBody(body.text, context.options.maxBodyDepth);
-  if (!parsed.ok) return sendError(res, 400, parsed.error);
+  if (!parsed.ok) {
+    setRefusalCode(res, 'invalid_json');
+    return sendError(res, 400, parsed.error);
+  }
   const { target } = checked;
   const problems = bodyProblems(target, parsed.value, context);
   if (problems.length > 0) {
+    setRefusalCode(res, 'invalid_body');
     return sendError(res, 400, `The body does not match the spec for ${describeTarget(target)}; see problems.`, problems);
   }
   const stripped = stripAccessTokens(parsed.value);
@@ -97,6 +108,7 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
       return sendCatchingUp(res, error);
     }
     context.options.log(`tracking endpoint: could not write the data file: ${(error as Error).message}`);
+    setRefusalCode(res, 'database_unavailable');
     return sendError(res, 503, 'The record could not be saved (the data file could not be written); it was not stored. Try again later.', undefined, { 'Retry-After': 1 });
   }
   const accepted: TrackAccepted = { ok: true, id };

@@ -33,6 +33,9 @@ Options:
                            HEADER (X-Forwarded-User); requests without it are refused (401)
   --reader-user NAME[:BOTS][:admin]
                            A user the proxy may name, and what they may read (repeat)
+  --metrics-token TOKEN    A token that may read GET /metrics only, as Authorization: Bearer
+                           TOKEN (also env TRACKING_METRICS_TOKEN); readers that see every bot
+                           may read it too
   --data FILE              SQLite database file (default ${DEFAULT_DATABASE_FILE}); an earlier
                            version's .ndjson data file is imported once into FILE.db
   --database URL           PostgreSQL instead: postgres://user:password@host:5432/db (also env
@@ -167,6 +170,7 @@ export const serveCommand: Command = {
         reader: { type: 'string', multiple: true },
         'trust-proxy-user': { type: 'string' },
         'reader-user': { type: 'string', multiple: true },
+        'metrics-token': { type: 'string' },
         data: { type: 'string' },
         database: { type: 'string' },
         memory: { type: 'boolean' },
@@ -205,6 +209,7 @@ export const serveCommand: Command = {
       readers: [...(values.reader ?? []), ...(io.env.TRACKING_READERS ?? '').split(',')].map((entry) => entry.trim()).filter(Boolean),
       trustProxyUser: values['trust-proxy-user'],
       readerUsers: values['reader-user'],
+      metricsToken: values['metrics-token'] ?? (io.env.TRACKING_METRICS_TOKEN || undefined),
       database: values.memory ? false : (values.data ?? databaseUrl),
       retentionDays,
       fsync: values.fsync,

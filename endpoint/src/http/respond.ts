@@ -27,6 +27,31 @@ export function refusalReason(res: ServerResponse): string | undefined {
   return reasons.get(res);
 }
 
+/** Why each refused request was refused, as a short code from a fixed list (for the metrics): set where the refusal is made. */
+const codes = new WeakMap<ServerResponse, string>();
+/** The bot (key fingerprint) a request was sent for, once its key was checked. */
+const bots = new WeakMap<ServerResponse, string>();
+
+/** Says why `res` is refused, as a short code (`unknown_key`, `invalid_body`…), before it is sent; without one the status says it. */
+export function setRefusalCode(res: ServerResponse, code: string): void {
+  codes.set(res, code);
+}
+
+/** The code set with `setRefusalCode`, if any. */
+export function refusalCode(res: ServerResponse): string | undefined {
+  return codes.get(res);
+}
+
+/** Says which bot (key fingerprint) `res` answers for. */
+export function setResponseBot(res: ServerResponse, bot: string): void {
+  bots.set(res, bot);
+}
+
+/** The bot set with `setResponseBot`, if any. */
+export function responseBot(res: ServerResponse): string | undefined {
+  return bots.get(res);
+}
+
 /** Sends `{ ok: false, error, problems? }` with `status`. */
 export function sendError(res: ServerResponse, status: number, error: string, problems?: ValidationIssue[], headers?: Headers): void {
   const body: ErrorBody = problems ? { ok: false, error, problems } : { ok: false, error };
@@ -42,5 +67,6 @@ export function sendError(res: ServerResponse, status: number, error: string, pr
 export function sendCatchingUp(res: ServerResponse, error: CatchingUpError): void {
   const body: ErrorBody = { ok: false, error: error.message, catchingUp: { ...error.lag } };
   reasons.set(res, error.message);
+  codes.set(res, 'catching_up');
   sendJson(res, 503, body, { 'Retry-After': error.retryAfter });
 }

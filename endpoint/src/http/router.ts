@@ -8,7 +8,8 @@ import { OPEN_ACCESS, type KeyPolicy, type ReadAccess } from './auth.js';
 import type { LiveFeed } from '../api/live.js';
 import type { ResolvedOptions } from '../options.js';
 import { hostHeaderName, isLoopback } from './hosts.js';
-import { sendCatchingUp, sendError } from './respond.js';
+import { sendCatchingUp, sendError, setRefusalCode } from './respond.js';
+import type { EndpointMetrics } from './metrics.js';
 import { CatchingUpError, StoreUnavailableError, type RecordStore } from '../store/store.js';
 import type { RequestLog } from './request-log.js';
 
@@ -23,6 +24,8 @@ export interface EndpointContext {
   live: LiveFeed;
   /** Counts and logs refused requests. */
   requests: RequestLog;
+  /** The endpoint's metrics (`GET /metrics`), fed by every response. */
+  metrics?: EndpointMetrics;
 }
 
 /** The parsed request target. */
@@ -75,8 +78,10 @@ export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessag
     const target = parseTarget(req.url ?? '/');
     context.requests.watch(req, res, target.path);
     const route = routes.get(target.path) ?? prefixRoute(routes, target.path);
+    context.metrics?.watch(req, res, routePattern(routes, target.path, route));
     if (!route?.anyHost && !hostAllowed(req, context.options)) {
       // A request addressed to a name that is not the endpoint's (DNS rebinding): writes included.
+      setRefusalCode(res, 'wrong_host');
       sendError(res, 403, 'This endpoint answers only requests addressed to its own name (localhost, the address it listens on, or a name given with allowedHosts / --allowed-host).');
       return;
     }
@@ -124,6 +129,15 @@ function prefixRoute(routes: ReadonlyMap<string, Route>, path: string): Route | 
   return found;
 }
 
+/** The route's path as in the table (bounded: never the request's own path), or `other` when none matches. */
+function routePattern(routes: ReadonlyMap<string, Route>, path: string, route: Route | undefined): string {
+  if (route === undefined) return 'other';
+  if (routes.get(path) === route) return path;
+  for (const [at, candidate] of routes) if (candidate === route) return at;
+  // Stryker disable next-line StringLiteral: a route found is always in the table
+  return 'other';
+}
+
 /** True when the request's `Host` names this endpoint: a loopback name, its address, or an allowed name (a missing Host, HTTP/1.0, passes). */
 function hostAllowed(req: IncomingMessage, options: ResolvedOptions): boolean {
   if (options.allowedHosts === undefined) return true;
@@ -141,6 +155,7 @@ function fail(res: ServerResponse, context: EndpointContext, error: unknown): vo
   }
   if (error instanceof StoreUnavailableError || context.store.isUnavailable(error)) {
     // The database went away (or cannot write): a passing state, not a bug. Say when to come back.
+    setRefusalCode(res, 'database_unavailable');
     if (!res.headersSent) sendError(res, 503, 'The database is not reachable right now; try again shortly.', undefined, { 'Retry-After': 5 });
     else res.destroy();
     return;

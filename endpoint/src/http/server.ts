@@ -92,7 +92,10 @@ export function createEndpointServer(routes: ReadonlyMap<string, Route>, context
   server.on('tlsClientError', (_error: Error, socket: Duplex) => socket.destroy());
   server.keepAliveTimeout = keepAliveTimeoutMs;
   server.timeout = socketIdleTimeoutMs(context.options);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => onClientError(error, socket, (status, reason, address) => context.requests.refusedConnection(status, reason, address)));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => onClientError(error, socket, (status, reason, address) => {
+    context.requests.refusedConnection(status, reason, address);
+    context.metrics?.refusedConnection(status);
+  }));
   return server;
 }
 

@@ -58,6 +58,14 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** What the store tells of the database's failures and returns (for the endpoint's metrics). */
+export interface DatabaseEvents {
+  /** A connection to the database was lost: `pool`, one that runs queries; `listen`, the one that brings other endpoints' commits. */
+  connectionLost(connection: 'pool' | 'listen'): void;
+  /** The connection that brings other endpoints' commits is back after it was lost. */
+  reconnected(): void;
+}
+
 /** The database could not store the record (unreachable, full, read-only): nothing was stored. */
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

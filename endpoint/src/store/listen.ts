@@ -4,6 +4,7 @@
  */
 import type { Client, ClientConfig } from 'pg';
 import { processPacer, type Pacer } from './projection.js';
+import type { DatabaseEvents } from './backend.js';
 
 /** The channel additions to the views are announced on. */
 export const NOTIFY_CHANNEL = 'tracking_records';
@@ -24,6 +25,8 @@ export interface CommitListenerOptions {
   log: (message: string) => void;
   /** The timer the pauses between tries are waited with: the process's own unless a test moves time by hand. */
   after?: Pacer['after'];
+  /** Hears that the connection was lost, and that it is back. */
+  events?: DatabaseEvents;
 }
 
 /**
@@ -59,6 +62,7 @@ export function listenForCommits(options: CommitListenerOptions): () => void {
     if (lost) {
       lost = false;
       log('tracking endpoint: live updates from the database are back.');
+      options.events?.reconnected();
       listener();
     }
   };
@@ -66,7 +70,10 @@ export function listenForCommits(options: CommitListenerOptions): () => void {
   // plan the next try. Its end, which follows its error, is no news.
   const reconnect = (from: Client): void => {
     if (stopped || cancelRetry !== undefined || (client !== undefined && client !== from)) return;
-    if (!lost) log('tracking endpoint: lost the database connection that brings live updates; reconnecting.');
+    if (!lost) {
+      log('tracking endpoint: lost the database connection that brings live updates; reconnecting.');
+      options.events?.connectionLost('listen');
+    }
     lost = true;
     client = undefined;
     from.removeAllListeners('end');

@@ -10,7 +10,7 @@ import type { MaskOptions } from './mask.js';
 import { importNdjsonOnce, type ImportReport } from './ndjson-import.js';
 import { openPostgres, scrubDatabaseSecrets } from './postgres.js';
 import { openSqlite } from './sqlite.js';
-import type { Backend } from './backend.js';
+import type { Backend, DatabaseEvents } from './backend.js';
 import { RecordStore } from './store.js';
 import type { WaitBounds } from './catching-up.js';
 
@@ -33,6 +33,8 @@ export interface StoreOptions {
   commitCheckMs?: number;
   /** How long a read and a write may wait for the views; default `DEFAULT_WAIT_BOUNDS`. */
   waits?: WaitBounds;
+  /** Hears of lost database connections and their return (PostgreSQL). */
+  events?: DatabaseEvents;
 }
 
 /** An open store, and what opening it did. */
@@ -76,7 +78,7 @@ async function migrate(backend: Backend & { pool?: import('pg').Pool }): Promise
 export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   // Stryker disable next-line ConditionalExpression,BooleanLiteral: only for the type: isPostgresUrl(false) tests the text "false", never a PostgreSQL URL
   const backend = options.database !== false && isPostgresUrl(options.database)
-    ? await openPostgres({ url: options.database, log: options.log, commitCheckMs: options.commitCheckMs })
+    ? await openPostgres({ url: options.database, log: options.log, commitCheckMs: options.commitCheckMs, events: options.events })
     : await openSqlite({ file: options.database === false ? ':memory:' : options.database, fsync: options.fsync ?? false });
   try {
     await migrate(backend);

@@ -9,7 +9,7 @@ import { PostgresDialect, sql } from 'kysely';
 import type { ClientConfig, Pool } from 'pg';
 import { TrackingEndpointError } from '../errors.js';
 import { insertRecords } from './append.js';
-import { CommitOutcomeUnknownError, type Backend } from './backend.js';
+import { CommitOutcomeUnknownError, type Backend, type DatabaseEvents } from './backend.js';
 import { resolveCommitOutcome, COMMIT_CHECK_MS } from './commit-outcome.js';
 import { postgresDialect } from './dialect.js';
 import { loadDriver } from './drivers.js';
@@ -27,6 +27,8 @@ export interface PostgresOptions {
   poolSize?: number;
   /** How long to keep asking whether a commit whose answer was lost committed (ms). Default 4,000 (commit-outcome.ts). */
   commitCheckMs?: number;
+  /** Hears of lost connections and their return. */
+  events?: DatabaseEvents;
 }
 
 /** The advisory lock whose holder builds the views (one endpoint at a time). */
@@ -143,7 +145,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
   const config: ClientConfig = { connectionString: options.url, types, connectionTimeoutMillis: 5_000, application_name: 'tracking-endpoint' };
   const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
   // An idle connection the server closed: the pool replaces it; nothing to crash over.
-  pool.on('error', (error) => options.log(`tracking endpoint: a PostgreSQL connection was lost (${reasonOf(error)}); it will be reopened when needed.`));
+  pool.on('error', (error) => {
+    options.events?.connectionLost('pool');
+    options.log(`tracking endpoint: a PostgreSQL connection was lost (${reasonOf(error)}); it will be reopened when needed.`);
+  });
   // A connection lost while a query of ours holds it (between two statements of a transaction):
   // that query fails (the database is unavailable); the event itself must not end the process.
   pool.on('connect', (client) => client.on('error', () => undefined));
@@ -227,7 +232,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
       // Delivered to every listener (this endpoint's included) when the transaction commits, never before.
       await sql`select pg_notify(${NOTIFY_CHANNEL}, ${String(lastSeq)})`.execute(trx);
     },
-    watchOthers: (listener) => listenForCommits({ pg, config, listener, log: options.log }),
+    watchOthers: (listener) => listenForCommits({ pg, config, listener, log: options.log, events: options.events }),
     isUnavailable,
     async close() {
       await db.destroy();

@@ -11,7 +11,7 @@
  */
 import type { Kysely } from 'kysely';
 import { AppendQueue } from './append.js';
-import { DEFAULT_WAIT_BOUNDS, type WaitBounds } from './catching-up.js';
+import { DEFAULT_WAIT_BOUNDS, type Lag, type WaitBounds } from './catching-up.js';
 import { StoreUnavailableError, type Backend } from './backend.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { importOnce } from './import.js';
@@ -85,6 +85,11 @@ export class RecordStore implements StoredRecords {
     this.db = backend.gatedDb(() => this.projection.caughtUpWithin(waits.readMs));
     // What an earlier run acknowledged and did not add to the views (a crash), or another endpoint did.
     this.projection.wake();
+  }
+
+  /** How far behind the views are now: the records not in them, and how long ago the oldest was received. */
+  lag(): Promise<Lag> {
+    return this.projection.lag();
   }
 
   /** `sqlite` or `postgres`. */

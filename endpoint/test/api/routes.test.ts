@@ -52,6 +52,7 @@ const INDEX = {
     'GET /api/events': 'server-sent events: a "records" event whenever records arrive',
     'GET /api/access': 'who is reading (the reader\'s name), the bots they may see, and whether they may erase',
     'GET /healthz': 'for load balancers: 200 when the database answers, else 503',
+    'GET /metrics': 'for Prometheus: the endpoint\'s metrics in its text format (a reader of every bot, or --metrics-token)',
   },
   filter: '?bot=NAME|FINGERPRINT &platform=P &channel=C &from=2026-11-01 &to=2026-12-01 (to is exclusive; dates, date-times or epoch ms)',
   export: '?format=csv on every view, the lists and transcripts; ?table=NAME picks one table of a view that has several (sessions, intents, feedback, revenue)',

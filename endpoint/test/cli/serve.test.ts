@@ -53,6 +53,23 @@ describe('serve', () => {
     }
   });
 
+  it('takes the metrics token from --metrics-token, else from TRACKING_METRICS_TOKEN, and never prints it', async () => {
+    const fromEnv = await serve(['--memory', '--reader', 'team=r-token-1'], { TRACKING_METRICS_TOKEN: 'env-scrape-token' });
+    const fromFlag = await serve(['--memory', '--reader', 'team=r-token-1', '--metrics-token', 'flag-scrape-token'], { TRACKING_METRICS_TOKEN: 'env-scrape-token' });
+    try {
+      const scrape = (url: string, token: string) => fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+      expect(await scrape(fromEnv.url, 'env-scrape-token')).toBe(200);
+      expect(await scrape(fromEnv.url, 'flag-scrape-token')).toBe(401);
+      expect(await scrape(fromFlag.url, 'flag-scrape-token')).toBe(200);
+      expect(await scrape(fromFlag.url, 'env-scrape-token')).toBe(401);
+    } finally {
+      fromEnv.child.kill('SIGTERM');
+      fromFlag.child.kill('SIGTERM');
+      await Promise.all([fromEnv.exited, fromFlag.exited]);
+    }
+    for (const server of [fromEnv, fromFlag]) expect(server.output() + server.errors()).not.toContain('scrape-token');
+  });
+
   it('keeps records of several named bots apart, and reads filter by a bot\'s name', async () => {
     const server = await serve(['--memory', '--key', 'pizza=k-pizza', '--key', 'taxi=k-taxi'], { TRACKING_API_KEYS: 'support=k-support' });
     try {
