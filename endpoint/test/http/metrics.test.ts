@@ -413,7 +413,7 @@ describe('GET /metrics access', () => {
     const as = (user?: string) => fetch(`${endpoint!.url}/metrics`, { headers: user === undefined ? {} : { 'x.scrape.user': user } });
     const none = await as();
     expect(none.status).toBe(401);
-    expect((await none.json()).error).toBe('Reading needs signing in through the auth proxy (it sets x.scrape.user); this request has no user; /metrics also takes a reader of every bot.');
+    expect(((await none.json()) as { error: string }).error).toBe('Reading needs signing in through the auth proxy (it sets x.scrape.user); this request has no user; /metrics also takes a reader of every bot.');
     expect((await as('pat')).status).toBe(403);
     expect((await as('eve')).status).toBe(403);
     expect((await as('ann')).status).toBe(200);
