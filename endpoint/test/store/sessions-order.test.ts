@@ -130,6 +130,17 @@ describe('sessions in any order of arrival, on SQLite', () => {
     });
   });
 
+  it('a batch of records without a user makes no session, and its records are still counted', async () => {
+    await withStore(await SQLITE.fresh(), async (store) => {
+      await send(store, [m('ann', 0, 'A')]);
+      await send(store, [m('', 5, 'NoUser'), m('', 6, 'NoUserEither')], true);
+      expect((await sessions(store)).map((r) => [r[0], r[2]])).toEqual([['ann', 0]]);
+      const counted = await store.db.selectFrom('counts').select((eb) => eb.fn.sum<number>('records').as('n')).where('width', '=', 'd').executeTakeFirstOrThrow();
+      expect(Number(counted.n)).toBe(3);
+      expect(await tables(store)).toEqual({ days: [[DAY, '', 1, 1, 0, 0]], lengths: [[DAY, 0, 1]], paths: [[DAY, '["A"]', 1]] });
+    });
+  });
+
   it('keeps users, conversations and bots apart, and leaves entries without a user or conversation out', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
       await send(store, [m('ann', 0, 'A'), m('bob', 10, 'B'), m('ann', 20, 'X', { conversation: 'two' }), m('', 5)]);
