@@ -150,7 +150,7 @@ describe('checkRead with reader tokens', () => {
     expect(keys.checkRead(req({ authorization: 'Bearer    tok-bob   ' }))).toEqual({ ok: true, access: { reader: 'bob', bots: null, admin: false } });
     expect(keys.checkRead(bearer(PIZZA_KEY))).toEqual(WRITE_KEY);
     expect(keys.checkRead(bearer(SUPPORT_KEY))).toEqual(WRITE_KEY);
-    for (const headers of [{}, { authorization: 'Bearer tok-anax' }, { authorization: 'Bearer ' }, { authorization: 'Basic tok-ana' }, { authorization: 'Basic  tok-ana' }, { authorization: `Token ${PIZZA_KEY}` }, { authorization: 'tok-ana' }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer tok-anax' }, { authorization: 'Bearer ' }, { authorization: 'Basic tok-ana' }, { authorization: 'Basic  tok-ana' }, { authorization: `Token ${PIZZA_KEY}` }, { authorization: 'tok-ana' }]) {
       expect([headers, keys.checkRead(req(headers))]).toEqual([headers, GENERIC]);
     }
   });
