@@ -86,11 +86,11 @@ it('tells a read to come back when all that is behind is built, and a write when
     // 5,300 records behind, taken at once (at 0.1 ms each the bound is far away).
     await Promise.all(Array.from({ length: 5_300 }, (_, i) => store.append(msg({ user: `u${i % 7}`, at: T, text: `m${i}` }))));
     const projection = projectionOf(store);
-    // A read waits for all 5,300: at 1 ms each, 5.3 s.
-    projection.msPerRecord = 1;
+    // A read waits for all 5,300: at 2 ms each, 10.6 s.
+    projection.msPerRecord = 2;
     const read = await store.db.selectFrom('users').select('user_id').execute().then(() => undefined, (error: unknown) => error as CatchingUpError);
     expect(read).toBeInstanceOf(CatchingUpError);
-    expect(read).toMatchObject({ waited: 'read', waitedMs: 200, retryAfter: 6, lag: { behindRecords: 5_300 } });
+    expect(read).toMatchObject({ waited: 'read', waitedMs: 200, retryAfter: 11, lag: { behindRecords: 5_300 } });
     // At 10 ms each the bound is 5,000 records (10 s of work): a write needs 301 built, 3.01 s.
     projection.msPerRecord = 10;
     const write = await projection.noRoom(1_234);
