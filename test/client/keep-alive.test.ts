@@ -103,3 +103,34 @@ describe('the promise a log call returns', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
   });
 });
+
+describe('what a wait holds, at its edges', () => {
+  it('its timer is one Node takes as it is (no TimeoutOverflowWarning, which would make it fire every millisecond)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      keepAlive = new KeepAlive();
+      keepAlive.hold();
+      await new Promise((resolve) => setImmediate(resolve));
+      keepAlive.release();
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([]);
+  });
+
+  it('a log call nobody awaited, settling, does not let go of a wait under way (a flush)', () => {
+    keepAlive = new KeepAlive();
+    keepAlive.hold();
+    const { promise, waiter } = TrackPromise.pending(keepAlive);
+    void promise.catch(() => undefined);
+    waiter.resolve(DELIVERED);
+    expect(keepAlive.count).toBe(1);
+    const other = TrackPromise.pending(keepAlive);
+    other.waiter.reject(new TrackingDeliveryError('rejected', 'refused'));
+    expect(keepAlive.count).toBe(1);
+    keepAlive.release();
+    expect(keepAlive.count).toBe(0);
+  });
+});
