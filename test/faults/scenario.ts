@@ -344,9 +344,13 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   const firstOrder = new Map<string, number[]>();
   for (const user of [...CLIENT_USERS, ...BOT_USERS.map((u) => u.id)]) {
     const response = await fetch(`${endpoint.url}/api/transcript?user=${encodeURIComponent(user)}`);
-    const { entries = [] } = (await response.json()) as { entries?: { text?: string }[] };
+    const { entries = [] } = (await response.json()) as { entries?: { seq: number; text?: string }[] };
     const seen: number[] = [];
-    for (const entry of entries) {
+    // In the order the endpoint received them (seq): the client's per-user delivery order. (A
+    // transcript lists by when things happened, and an incoming record without a time of its own
+    // is placed when it arrived, so a retried one sits after a later reply dated when it was logged.)
+    const arrived = entries.map((entry, i) => ({ entry, i })).sort((a, b) => a.entry.seq - b.entry.seq || a.i - b.i).map(({ entry }) => entry);
+    for (const entry of arrived) {
       const marker = markerOf({ text: entry.text }) ?? '';
       stored.set(marker, (stored.get(marker) ?? 0) + 1);
       const m = /:(\d+)$/.exec(marker);

@@ -173,8 +173,9 @@ describe('a reader of the pizza bot', () => {
     await page.locator('.row[data-id="card-user"]').click();
     await expect.poll(() => page.locator('.entry.incoming .text').textContent()).toBe(CARD_SHOWN);
     await page.locator('.entry.incoming .json-toggle').click();
+    // The record is fetched when the toggle opens ("Loading…" until then).
+    await expect.poll(() => page.locator('.entry.incoming .json').textContent()).toContain('•••• 1881');
     const json = await page.locator('.entry.incoming .json').textContent();
-    expect(json).toContain('•••• 1881');
     expect(json).toContain('4012 8888 8888 1882');
     expect(json).not.toContain('4012-8888-8888-1881');
 
