@@ -9,21 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TrackingClient, type Logger } from '../../src/index.js';
+import { TrackingClient } from '../../src/index.js';
 import { othersListen, watchEnd } from '../../src/client/exit-guard.js';
 import { startSink, type Sink } from '../helpers/sink.js';
-
-interface Entry {
-  level: string;
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-function capture(): { logger: Logger; entries: Entry[] } {
-  const entries: Entry[] = [];
-  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void entries.push({ level, fields, message });
-  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, entries };
-}
+import { capture } from '../helpers/capture-logger.js';
 
 async function waitFor(check: () => boolean, ms = 5_000): Promise<void> {
   const until = Date.now() + ms;

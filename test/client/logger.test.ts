@@ -6,18 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SafeLogger, silentLogger, stderrLogger, type Logger } from '../../src/client/logger.js';
 import { KnownSecrets } from '../../src/client/redact.js';
-
-interface Entry {
-  level: string;
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-function capture(): { logger: Logger; entries: Entry[] } {
-  const entries: Entry[] = [];
-  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void entries.push({ level, fields, message });
-  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, entries };
-}
+import { capture } from '../helpers/capture-logger.js';
 
 const KEY = 'log-key-31415926';
 

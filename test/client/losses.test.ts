@@ -8,19 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TrackingClient, TrackingDeliveryError, type Logger, type Transport, type TransportResponse } from '../../src/index.js';
-
-interface Entry {
-  level: string;
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-function capture(): { logger: Logger; entries: Entry[] } {
-  const entries: Entry[] = [];
-  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void entries.push({ level, fields, message });
-  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, entries };
-}
+import { TrackingClient, TrackingDeliveryError, type Transport, type TransportResponse } from '../../src/index.js';
+import { capture, type Entry } from '../helpers/capture-logger.js';
 
 /** A transport whose requests never answer. */
 const holding: Transport = { send: () => new Promise<TransportResponse>(() => undefined) };

@@ -5,23 +5,12 @@
  * test/faults/bot-shutdown.test.ts (child processes).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TrackingClient, type Logger } from '../../src/index.js';
+import { TrackingClient } from '../../src/index.js';
 import type { CloseResult } from '../../src/client/client-types.js';
 import { SafeLogger } from '../../src/client/logger.js';
 import { logClosed } from '../../src/client/signals.js';
 import { startSink, type Sink } from '../helpers/sink.js';
-
-interface Entry {
-  level: string;
-  fields: Record<string, unknown>;
-  message: string;
-}
-
-function capture(): { logger: Logger; entries: Entry[] } {
-  const entries: Entry[] = [];
-  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void entries.push({ level, fields, message });
-  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, entries };
-}
+import { capture, type Entry } from '../helpers/capture-logger.js';
 
 async function waitFor(check: () => boolean, ms = 5_000): Promise<void> {
   const until = Date.now() + ms;
