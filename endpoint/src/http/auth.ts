@@ -50,12 +50,19 @@ interface Reader {
   digest: Buffer;
 }
 
-function digest(text: string): Buffer {
+/** The SHA-256 of a token or key: what is kept and compared, never the text. */
+export function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerToken(req: IncomingMessage): string | null {
+  const auth = req.headers.authorization;
+  return auth?.startsWith('Bearer ') ? auth.slice(7).trim() : null;
+}
+
 /** True when `token`'s hash equals one of `digests`: every one is compared, in constant time. */
-function matchIndex(token: string, digests: readonly Buffer[]): number {
+export function matchIndex(token: string, digests: readonly Buffer[]): number {
   const given = digest(token);
   let found = -1;
   // Stryker disable next-line ConditionalExpression: tokens are unique (a reader's token that is another's is refused at start), so at most one digest matches
@@ -219,8 +226,7 @@ export class KeyPolicy {
       if (access === undefined) return { ok: false, status: 403, error: 'The signed-in user has no read access here (--reader-user).' };
       return { ok: true, access };
     }
-    const auth = req.headers.authorization;
-    const given = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : null;
+    const given = bearerToken(req);
     if (given) {
       const i = matchIndex(given, this.readers.map((r) => r.digest));
       if (i !== -1) return { ok: true, access: this.readers[i].access };
