@@ -235,7 +235,10 @@ describe('hostile activities through TrackingMiddleware', () => {
         const isSet = (v: unknown) => v !== undefined && v !== null;
         const idOf = (v: unknown) => (typeof v === 'string' ? v : (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint' ? String(v) : undefined);
         const messenger = obj(data) && obj(data.recipient) && idOf(data.recipient.id) !== undefined && typeof data.timestamp === 'number';
-        const fromId = idOf((incoming.from as { role?: unknown } | undefined)?.role === 'bot' ? (incoming.recipient as { id?: unknown } | undefined)?.id : (incoming.from as { id?: unknown } | undefined)?.id) ?? '';
+        // The TestAdapter puts its own user (id 'user1') in `from` when the activity has none, or one that is the bot.
+        const given = incoming.from as { id?: unknown; role?: unknown } | undefined;
+        const from = !given || given.id === 'unknown' || given.role === 'bot' ? { id: 'user1' } : given;
+        const fromId = idOf(from.id) ?? '';
         const sender = messenger && obj(data.sender) ? idOf(data.sender.id) : undefined;
         const user = messenger ? (sender === undefined ? '' : fromId || sender) : fromId;
         const kind = obj(data) && (CHANNEL_EVENT_KINDS.some((k) => isSet(data[k])) || (messenger && Object.keys(data).some((k) => !MESSAGING_ENVELOPE.has(k) && isSet(data[k]))));
