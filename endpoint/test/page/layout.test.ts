@@ -210,7 +210,7 @@ describe('a live bot\'s twelve weeks', () => {
     await expect(page.locator('[data-table="messages-over-time"] thead th').first().textContent()).resolves.toBe('Week of');
     const shown = rows.reduce((sum, [, incoming, outgoing]) => sum + Number(incoming.replace(/,/g, '')) + Number(outgoing.replace(/,/g, '')), 0);
     await expect.poll(() => page.locator('[data-kpi="messages"]').getAttribute('data-value')).toBe(String(shown));
-    await expect(page.locator('[data-card="messages-over-time"] .card-note').textContent()).resolves.toMatch(new RegExp(`, per week, ${rows[0][0]} to ${rows.at(-1)![0]}$`));
+    await expect(page.locator('[data-card="messages-over-time"] .card-note').textContent()).resolves.toMatch(new RegExp(`, per week, the weeks of ${rows[0][0]} to ${rows.at(-1)![0]}$`));
   });
 
 

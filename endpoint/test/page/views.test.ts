@@ -71,9 +71,9 @@ describe('the Users view', () => {
       ['Sep 21', '3', '1', '2'],
       ['Sep 28', '1', '0', '1'],
     ]);
-    // The chart draws the same weeks, each column topped with its total.
+    // The chart draws the same weeks, named as weeks (by their Monday), each column topped with its total.
     const drawn = await page.locator('[data-chart="active-users"] svg text').allTextContents();
-    expect(drawn).toEqual(expect.arrayContaining(['Sep 7', 'Sep 14', 'Sep 21', 'Sep 28', 'New', 'Returning']));
+    expect(drawn).toEqual(expect.arrayContaining(['Week of Sep 7', 'Week of Sep 14', 'Week of Sep 21', 'Week of Sep 28', 'New', 'Returning']));
     expect(drawn.filter((text) => /^\d$/.test(text)).slice(-4)).toEqual(['4', '4', '3', '1']);
   });
 
@@ -228,11 +228,11 @@ describe('the Revenue view', () => {
     await expect(kpi(page, 'revenue-USD')).resolves.toBe('USD 12.00');
     await expect(page.locator('[data-kpi="revenue-USD"] .kpi-label').textContent()).resolves.toBe('1 purchase');
     expect(await tableRows(page, 'revenue-per-user')).toEqual([
-      ['Ann a1', 'EUR', '20.00', '2', 'Open'],
-      ['a2', 'EUR', '20.00', '2', 'Open'],
-      ['Bea b1', 'EUR', '20.00', '2', 'Open'],
-      ['c1', 'USD', '12.00', '1', 'Open'],
-      ['a4', 'EUR', '10.00', '1', 'Open'],
+      ['Ann a1', 'EUR 20.00', '2', 'Open'],
+      ['a2', 'EUR 20.00', '2', 'Open'],
+      ['Bea b1', 'EUR 20.00', '2', 'Open'],
+      ['c1', 'USD 12.00', '1', 'Open'],
+      ['a4', 'EUR 10.00', '1', 'Open'],
     ]);
     const days = await tableRows(page, 'revenue-per-day');
     expect(days).toHaveLength(8);
@@ -243,7 +243,7 @@ describe('the Revenue view', () => {
     await sendAsShop({ type: 'revenueEvent', name: 'purchase', userId: 's1', amount: 5 });
     const page = await open('#view=revenue&bot=shop', '[data-kpi^="revenue-"]');
     await expect(kpi(page, 'revenue-unknown')).resolves.toBe('unknown 5.00');
-    await expect.poll(() => tableRows(page, 'revenue-per-user')).toEqual([['s1', 'unknown', '5.00', '1', 'Open']]);
+    await expect.poll(() => tableRows(page, 'revenue-per-user')).toEqual([['s1', 'unknown 5.00', '1', 'Open']]);
   });
 
   it('updates live when revenue arrives', async () => {
@@ -440,7 +440,7 @@ describe('charts', () => {
     await page.mouse.move(box.x + box.width * 0.38, box.y + box.height * 0.6);
     const tip = page.locator('.chart-tip .tip');
     await tip.waitFor();
-    await expect(tip.locator('.tip-title').textContent()).resolves.toBe('Sep 14');
+    await expect(tip.locator('.tip-title').textContent()).resolves.toBe('Week of Sep 14');
     await expect(tip.locator('.tip-row').allTextContents()).resolves.toEqual(['New2', 'Returning2']);
   });
 });

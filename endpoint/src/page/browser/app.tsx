@@ -9,7 +9,7 @@ import type { BotsResponse, TrackingSummary, UsersResponse } from '../../types.j
 import type { LiveStatus, ReadApi } from './api.js';
 import { ReadError } from './api.js';
 import { FilterBar } from './filter-bar.js';
-import { count, plural } from './format.js';
+import { count, nounFor, plural } from './format.js';
 import { Page, useHashState, useLive, usePage, useRead, type PageContext } from './hooks.js';
 import { apiFilter, VIEWS, type ViewName } from './state.js';
 import { ConversationsView } from './views/conversations.js';
@@ -41,19 +41,19 @@ function message(error: unknown): string {
 
 /** The figures of the range, at the top. */
 function Figures({ summary }: { summary: TrackingSummary | undefined }) {
-  const figure = (name: string, label: string, value: number | undefined) => (
+  const figure = (name: string, noun: string, value: number | undefined) => (
     <div class="kpi" data-kpi={name} data-value={value}>
       <span class="kpi-value">{value === undefined ? '–' : count(value)}</span>
-      <span class="kpi-label">{label}</span>
+      <span class="kpi-label">{value === undefined ? `${noun}s` : nounFor(value, noun)}</span>
     </div>
   );
   return (
     <div class="kpis top-figures" role="group" aria-label="In this range">
-      {figure('users', 'users', summary?.users)}
-      {figure('conversations', 'conversations', summary?.conversations)}
-      {figure('messages', 'messages', summary?.messages)}
-      {figure('events', 'events', summary?.events)}
-      {figure('records', 'records', summary?.records)}
+      {figure('users', 'user', summary?.users)}
+      {figure('conversations', 'conversation', summary?.conversations)}
+      {figure('messages', 'message', summary?.messages)}
+      {figure('events', 'event', summary?.events)}
+      {figure('records', 'record', summary?.records)}
     </div>
   );
 }

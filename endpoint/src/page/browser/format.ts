@@ -37,12 +37,22 @@ export function bucketLabel(iso: string, interval: ActivityInterval = 'day'): st
   return interval === 'month' ? utcMonth.format(date) : utcDay.format(date);
 }
 
-/** A bucket of `/api/timeseries` as a label: `10:15` for a minute or an hour, `Sep 7` for a day or a week (its Monday), `Sep 2026` for a month. */
+/** A bucket of `/api/timeseries` as a label in a table (under a `Week of` heading for weeks): `10:15` for a minute or an hour, `Sep 7` for a day or a week (its Monday), `Sep 2026` for a month. */
 export function timeBucketLabel(iso: string, bucket: 'minute' | 'hour' | 'day' | 'week' | 'month'): string {
   const date = valid(iso);
   if (!date) return iso;
   if (bucket === 'month') return utcMonth.format(date);
   return bucket === 'day' || bucket === 'week' ? utcDay.format(date) : minuteFormat.format(date);
+}
+
+/**
+ * A bucket as a chart names it (an axis label, a tooltip's title), where no heading says what it
+ * is: a week is `Week of Sep 7` (the read API's weeks begin on Monday, so a week holding Sep 10 is
+ * the week of Sep 7); a minute, an hour, a day or a month as `timeBucketLabel`.
+ */
+export function bucketTitle(iso: string, bucket: 'minute' | 'hour' | 'day' | 'week' | 'month'): string {
+  const label = timeBucketLabel(iso, bucket);
+  return bucket === 'week' && valid(iso) ? `Week of ${label}` : label;
 }
 
 /** A count: `1,234`. */
@@ -60,9 +70,17 @@ export function money(value: number, currency: string | null | undefined): strin
   return `${currency ?? 'unknown'} ${amount(value)}`;
 }
 
-/** `1 message`, `2 messages`. */
+/**
+ * The noun for a count, as every count on the page is worded: `message` for 1, `messages` for
+ * any other number (0 included). `nouns` is the plural when it is not the noun and an `s`.
+ */
+export function nounFor(value: number, noun: string, nouns = `${noun}s`): string {
+  return value === 1 ? noun : nouns;
+}
+
+/** A count with its noun: `1 message`, `2 messages`, `1,234 messages`. */
 export function plural(value: number, noun: string, nouns = `${noun}s`): string {
-  return `${count(value)} ${value === 1 ? noun : nouns}`;
+  return `${count(value)} ${nounFor(value, noun, nouns)}`;
 }
 
 /** `30%`, or `2.5%` below 10%. */

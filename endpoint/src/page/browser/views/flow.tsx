@@ -59,7 +59,7 @@ function Flow({ read }: { read: Read<PathsResponse> }) {
         rows: linked ? top.map((c) => [<Steps steps={c.steps} />, count(c.sessions)]) : [],
       }}
       empty="No session took more than one step in this range."
-      note={read.data ? `The first steps of ${plural(read.data.sessions, 'session')} (four; three on a phone): intents of what users said, and events; at each step the most common, the rest as “Other” (point at it for which). The table has every chain.` : undefined}
+      note={read.data ? `The first steps of ${plural(read.data.sessions, 'session')}, left to right: the intents of what users said, and events. Each step shows the most common ones; the rest are grouped as “Other” (point at it to see them). “Show table” lists every chain of steps.` : undefined}
     />
   );
 }
@@ -132,7 +132,7 @@ function Funnel({ paths }: { paths: PathsResponse | undefined }) {
           {rows.map((s, i) => (
             <li class="funnel-step" data-step={s.step}>
               {i > 0 ? (
-                <p class="drop-off" data-drop-off={s.dropOff}>
+                <p class={`drop-off${s.dropOff > 0 ? ' dropped' : ''}`} data-drop-off={s.dropOff}>
                   <span aria-hidden="true">↓ </span>{percent(s.dropOff)} dropped off ({count(rows[i - 1].users - s.users)} of {count(rows[i - 1].users)})
                 </p>
               ) : null}

@@ -6,7 +6,7 @@ import { useMemo } from 'preact/hooks';
 import type { ButtonsResponse, IntentsResponse, MessagesResponse, TimeseriesBucket, TimeseriesResponse } from '../../../types.js';
 import { barOption, COLORS } from '../charts.js';
 import { Card, ChartCard, DataTable, Empty, Exports, IntentTag, pending, ShareBar } from '../components.js';
-import { count, percent, timeBucketLabel } from '../format.js';
+import { bucketTitle, count, nounFor, percent, plural, timeBucketLabel } from '../format.js';
 import { usePage, useRead } from '../hooks.js';
 import { apiFilter } from '../state.js';
 
@@ -21,7 +21,7 @@ function OverTime() {
   const data = read.data;
   const points = data?.points ?? [];
   const option = useMemo(() => barOption({
-    categories: points.map((p) => timeBucketLabel(p.start, data!.bucket)),
+    categories: points.map((p) => bucketTitle(p.start, data!.bucket)),
     series: [
       { name: 'Incoming', data: points.map((p) => p.incoming), color: COLORS.incoming },
       { name: 'Outgoing', data: points.map((p) => p.outgoing), color: COLORS.accent },
@@ -31,9 +31,10 @@ function OverTime() {
   const totalOut = points.reduce((sum, p) => sum + p.outgoing, 0);
   const first = points[0];
   const last = points.at(-1);
-  // Says what is shown: the bucket width and the buckets it spans.
+  // Says what is shown: the bucket width and the buckets it spans (weeks by their Monday, said so).
+  const weeks = data?.bucket === 'week' ? (points.length === 1 ? 'the week of ' : 'the weeks of ') : '';
   const span = data && first && last
-    ? `per ${BUCKET_NAMES[data.bucket]}, ${points.length === 1 ? timeBucketLabel(first.start, data.bucket) : `${timeBucketLabel(first.start, data.bucket)} to ${timeBucketLabel(last.start, data.bucket)}`}`
+    ? `per ${BUCKET_NAMES[data.bucket]}, ${weeks}${points.length === 1 ? timeBucketLabel(first.start, data.bucket) : `${timeBucketLabel(first.start, data.bucket)} to ${timeBucketLabel(last.start, data.bucket)}`}`
     : '';
   return (
     <ChartCard
@@ -75,7 +76,7 @@ function TopMessages({ unhandled }: { unhandled: boolean }) {
           })}
         />
       ))}
-      {data ? <p class="card-note">{unhandled ? `${count(data.total)} incoming messages were marked NotHandled.` : `${count(data.total)} incoming messages, grouped by their text.`}</p> : null}
+      {data ? <p class="card-note">{unhandled ? `${plural(data.total, 'incoming message')} ${nounFor(data.total, 'was', 'were')} marked NotHandled.` : `${plural(data.total, 'incoming message')}, grouped by text.`}</p> : null}
     </Card>
   );
 }
@@ -123,7 +124,7 @@ function Intents() {
         columns: ['Intent', { label: 'Incoming', numeric: true }, { label: 'Outgoing', numeric: true }, { label: 'Confidence', numeric: true }],
         rows: intents.map((i) => [<IntentTag name={i.name} />, count(i.incoming), count(i.outgoing), i.confidence === null ? '—' : <ShareBar share={i.confidence} label={percent(i.confidence)} />]),
       }}
-      note={data ? `${count(data.notHandled)} of ${count(data.incomingMessages)} incoming messages not handled (${percent(share)}).` : undefined}
+      note={data ? `${count(data.notHandled)} of ${plural(data.incomingMessages, 'incoming message')} not handled (${percent(share)}).` : undefined}
       empty="No intents in this range."
     />
   );

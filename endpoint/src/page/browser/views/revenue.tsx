@@ -60,11 +60,11 @@ export function RevenueView() {
           <DataTable
             name="revenue-per-user"
             caption="Users who brought the most, by currency"
-            columns={['User', 'Currency', { label: 'Total', numeric: true }, { label: 'Purchases', numeric: true }, 'Transcript']}
+            columns={['User', { label: 'Total', numeric: true }, { label: 'Purchases', numeric: true }, 'Transcript']}
             rows={data!.perUser.map((u) => [
               <UserLabel id={u.userId} name={u.userName} />,
-              currencyName(u.currency),
-              amount(u.total),
+              // The currency with the amount, as the totals above show it: one column fewer, so the table fits a phone.
+              money(u.total, u.currency),
               count(u.count),
               <a href={hrefFor({ view: 'conversations', list: 'users', selection: { kind: 'user', id: u.userId }, at: undefined })} aria-label={`Transcript of ${u.userName ?? u.userId}`}>Open</a>,
             ])}

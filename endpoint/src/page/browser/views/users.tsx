@@ -6,7 +6,7 @@ import { useMemo } from 'preact/hooks';
 import type { ActiveUsersResponse, ActivityInterval, RetentionResponse, SessionsResponse } from '../../../types.js';
 import { barOption, COLORS } from '../charts.js';
 import { Card, ChartCard, Empty, Exports, Kpi, pending, Segmented } from '../components.js';
-import { bucketLabel, count, duration, percent, plural } from '../format.js';
+import { bucketLabel, bucketTitle, count, duration, nounFor, percent, plural } from '../format.js';
 import { usePage, useRead } from '../hooks.js';
 import { apiFilter } from '../state.js';
 
@@ -26,7 +26,7 @@ function ActiveUsers() {
   const option = useMemo(() => {
     const labels = points.length <= 16;
     const chart = barOption({
-      categories: points.map((p) => bucketLabel(p.start, interval)),
+      categories: points.map((p) => bucketTitle(p.start, interval)),
       series: [
         { name: 'New', data: points.map((p) => p.new), color: COLORS.accent, stack: 'users' },
         { name: 'Returning', data: points.map((p) => p.returning), color: COLORS.soft, stack: 'users' },
@@ -133,8 +133,8 @@ function Sessions() {
       height={200}
       lead={data ? (
         <div class="kpis">
-          <Kpi name="sessions" label="sessions" value={count(data.sessions)} hint={plural(data.users, 'user')} />
-          <Kpi name="messages-per-session" label="messages per session" value={data.messagesPerSession.toLocaleString(undefined, { maximumFractionDigits: 1 })} />
+          <Kpi name="sessions" label={nounFor(data.sessions, 'session')} value={count(data.sessions)} hint={plural(data.users, 'user')} />
+          <Kpi name="messages-per-session" label={nounFor(data.messagesPerSession, 'message per session', 'messages per session')} value={data.messagesPerSession.toLocaleString(undefined, { maximumFractionDigits: 1 })} />
           <Kpi name="average-length" label="average length" value={duration(data.averageLengthSeconds)} />
           <Kpi name="median-length" label="median length" value={duration(data.medianLengthSeconds)} />
         </div>
