@@ -25,16 +25,26 @@ function newest(path) {
 }
 
 const wanted = process.argv[2] ? [process.argv[2]] : ['middleware', 'endpoint'];
-for (const name of wanted) {
+const unknown = wanted.find((name) => !PACKAGES[name]);
+if (unknown !== undefined) {
+  console.error(`Unknown package '${unknown}': say middleware or endpoint, or nothing for both.`);
+  process.exit(2);
+}
+
+/** Whether a package's dist/ is missing or older than one of its sources. */
+function stale(name) {
   const pkg = PACKAGES[name];
-  if (!pkg) {
-    console.error(`Unknown package '${name}': say middleware or endpoint, or nothing for both.`);
-    process.exit(2);
-  }
   // The endpoint's declarations are built against the middleware's: a newer middleware source makes it stale too.
   const sources = Math.max(...pkg.sources.map((path) => newest(join(pkg.dir, path))), name === 'endpoint' ? newest(join(root, 'src')) : 0);
   const outputs = pkg.outputs.map((path) => join(pkg.dir, path));
-  if (outputs.every((path) => existsSync(path) && statSync(path).mtimeMs >= sources)) continue;
+  return !outputs.every((path) => existsSync(path) && statSync(path).mtimeMs >= sources);
+}
+
+const building = wanted.filter(stale);
+// Said before the build's silent half minute, so the first `npm start` does not look stuck.
+if (building.length > 0) console.log(`Building the ${building.length === 1 ? `${building[0]} package` : 'packages'} (first run only, or after a source changed; ~30 s)…`);
+for (const name of building) {
+  const pkg = PACKAGES[name];
   const result = spawnSync('npx', ['--no-install', 'tsup', '--silent'], { cwd: pkg.dir, encoding: 'utf8', shell: process.platform === 'win32' });
   if (result.status !== 0) {
     process.stderr.write(result.stdout + result.stderr);

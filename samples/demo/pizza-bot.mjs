@@ -2,7 +2,9 @@
 // every kind of record the analytics middleware produces: intents from a recognizer (the offline
 // KeywordRecognizer, so no cloud keys), a card with an image and buttons, a button click, a revenue
 // event, and messages the router could not handle, answered by a (canned) generative fallback
-// whose reply is marked AI-generated.
+// whose reply is marked AI-generated; on Teams, replies offer thumbs up and down (the feedback
+// loop), and a user's rating arrives as Teams' feedback invoke, answered here and recorded by the
+// middleware.
 import { AgentApplication, CardFactory, MemoryStorage, MessageFactory } from '@microsoft/agents-hosting';
 import { setIntent, trackEvent } from 'botbuilder-conversation-analytics';
 import { KeywordRecognizer, topIntent } from '../intent-bot/recognizer.mjs';
@@ -39,17 +41,29 @@ const AI_GENERATED = { type: 'https://schema.org/Message', '@type': 'Message', '
 export function createPizzaAgent(recognizer = new KeywordRecognizer(MODEL)) {
   const agent = new AgentApplication({ storage: new MemoryStorage() });
   let orders = 0;
+  // Thumbs up or down on a reply (Teams' feedback invoke, `message/submitAction`): answered with 200.
+  agent.onActivity('invoke', async (context) => {
+    await context.sendActivity({ type: 'invokeResponse', value: { status: 200, body: {} } });
+  });
   agent.onActivity('message', async (context) => {
+    // On Teams every reply has the feedback loop on, so users can rate it.
+    const onTeams = context.activity.channelId === 'msteams';
+    const send = (reply) => {
+      if (!onTeams) return context.sendActivity(reply);
+      const activity = typeof reply === 'string' ? MessageFactory.text(reply) : reply;
+      activity.channelData = { ...activity.channelData, feedbackLoopEnabled: true };
+      return context.sendActivity(activity);
+    };
     const result = await recognizer.recognize(context); // its trace gives the record its intent
     const intent = topIntent(result);
     if (intent === 'Greeting') {
-      await context.sendActivity(MessageFactory.suggestedActions(['menu', 'help'], 'Hello! Want to see the menu?'));
+      await send(MessageFactory.suggestedActions(['menu', 'help'], 'Hello! Want to see the menu?'));
     } else if (intent === 'ShowMenu') {
-      await context.sendActivity(MessageFactory.attachment(menuCard()));
+      await send(MessageFactory.attachment(menuCard()));
     } else if (intent === 'OrderPizza') {
       const pizza = result.entities.pizza?.[0];
       if (pizza === undefined) {
-        await context.sendActivity('Which pizza? Say "menu" to see them.');
+        await send('Which pizza? Say "menu" to see them.');
       } else {
         orders += 1;
         trackEvent(context, {
@@ -60,17 +74,17 @@ export function createPizzaAgent(recognizer = new KeywordRecognizer(MODEL)) {
           currency: 'EUR',
           metadata: { pizza },
         });
-        await context.sendActivity(`One ${pizza} coming up: ${MENU[pizza].price.toFixed(2)} EUR. Thank you!`);
+        await send(`One ${pizza} coming up: ${MENU[pizza].price.toFixed(2)} EUR. Thank you!`);
       }
     } else if (intent === 'Help') {
-      await context.sendActivity('Say "menu" to see our pizzas, then tap one to order it.');
+      await send('Say "menu" to see our pizzas, then tap one to order it.');
     } else {
       // Mark what the router could not handle, so the analytics show it; a generative fallback
       // (canned here) answers, and its reply says it is AI-generated.
       setIntent(context, { name: 'NotHandled', inputs: [] });
       const reply = MessageFactory.text("I'm only a pizza shop assistant, so I can't help with that. Say help for ideas.");
       reply.entities = [AI_GENERATED];
-      await context.sendActivity(reply);
+      await send(reply);
     }
   });
   return agent;

@@ -1,7 +1,7 @@
 // `npm start`: the one-command demo. It starts the bundled tracking endpoint on a free loopback
 // port, runs the pizza agent (Microsoft 365 Agents SDK: an AgentApplication on its CloudAdapter,
 // hosted the way the SDK's express host does it) over loopback HTTP with TrackingMiddleware,
-// plays a scripted conversation (webchat and messenger users), and prints what the endpoint
+// plays a scripted conversation (webchat, messenger and Teams users, who rate replies), and prints what the endpoint
 // received: transcripts and a summary. No key and no network beyond loopback.
 //
 //   npm start                 run the demo and exit
@@ -16,7 +16,7 @@ import { TrackingClient, TrackingMiddleware } from 'botbuilder-conversation-anal
 import { startTrackingEndpoint } from 'botbuilder-conversation-analytics-endpoint';
 import { startAgentServer } from '../lib/agent-server.mjs';
 import { startChannelService } from '../lib/channel-service.mjs';
-import { SCRIPT } from './conversation.mjs';
+import { describeStep, prepare, SCRIPT } from './conversation.mjs';
 import { createPizzaAgent } from './pizza-bot.mjs';
 
 // The endpoint package's command (`npx botbuilder-conversation-analytics-endpoint transcript` for a user).
@@ -41,16 +41,16 @@ console.log('The conversation:');
 let failed = false;
 for (const [index, step] of SCRIPT.entries()) {
   const now = Date.now();
-  const activity = { ...step, id: `activity-${index + 1}`, serviceUrl: channel.url, timestamp: new Date(now).toISOString() };
+  const activity = { ...prepare(step, channel.sent), id: `activity-${index + 1}`, serviceUrl: channel.url, timestamp: new Date(now).toISOString() };
   // The facebook channel's original event carries when it was sent: the moment it is sent here.
   if (activity.channelData?.timestamp !== undefined) activity.channelData = { ...activity.channelData, timestamp: now };
   const before = channel.sent.length;
   const res = await fetch(bot.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(activity) });
   if (!res.ok) {
     failed = true;
-    console.error(`  the bot answered HTTP ${res.status} to "${step.text}"`);
+    console.error(`  the bot answered HTTP ${res.status} to "${describeStep(step)}"`);
   }
-  console.log(`  ${step.from.name} (${step.channelId}): ${step.text}`);
+  console.log(`  ${step.from.name} (${step.channelId}): ${describeStep(step)}`);
   for (const { activity: reply } of channel.sent.slice(before)) {
     if (reply?.type !== 'message') continue;
     const card = reply.attachments?.length ? ` [card: ${reply.attachments.map((a) => a.content?.title ?? a.contentType).join(', ')}]` : '';

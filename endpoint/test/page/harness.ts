@@ -72,7 +72,7 @@ export async function startLiveDatasetEndpoint(): Promise<Awaited<ReturnType<typ
 export async function playDemo(baseUrl: string): Promise<{ delivered: number }> {
   const { startChannelService } = await load('../../../samples/lib/channel-service.mjs');
   const { startAgentServer } = await load('../../../samples/lib/agent-server.mjs');
-  const { SCRIPT } = await load('../../../samples/demo/conversation.mjs');
+  const { SCRIPT, prepare } = await load('../../../samples/demo/conversation.mjs');
   const { createPizzaAgent } = await load('../../../samples/demo/pizza-bot.mjs');
   const channel = await startChannelService('reply-');
   const agent = createPizzaAgent();
@@ -81,7 +81,8 @@ export async function playDemo(baseUrl: string): Promise<{ delivered: number }> 
   const bot = await startAgentServer({ agent, port: 0, authConfig: {} });
   try {
     for (const [index, step] of (SCRIPT as Record<string, unknown>[]).entries()) {
-      const activity = { ...step, id: `activity-${index + 1}`, serviceUrl: channel.url, timestamp: new Date().toISOString() };
+      // A rating (Teams' feedback invoke) names the reply it rates, as the demo's run does.
+      const activity = { ...prepare(step, channel.sent), id: `activity-${index + 1}`, serviceUrl: channel.url, timestamp: new Date().toISOString() };
       const res = await fetch(bot.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(activity) });
       await res.arrayBuffer();
       if (!res.ok) throw new Error(`the demo bot answered ${res.status}`);
