@@ -135,10 +135,14 @@ export class EndpointMetrics {
     return label;
   }
 
-  /** Counts `res` once it is answered: accepted or refused, and its time under `route` (the route's path, or `other`). */
-  watch(req: IncomingMessage, res: ServerResponse, route: string): void {
+  /**
+   * Starts timing a request to `route` (the route's path, or `other`); the function returned counts
+   * its response, accepted or refused, with its time: call it once the response is sent (its
+   * `finish`). The router calls it from the one `finish` listener it adds for the request log too.
+   */
+  begin(req: IncomingMessage, route: string): (res: ServerResponse) => void {
     const end = this.duration.startTimer();
-    res.once('finish', () => {
+    return (res) => {
       const status = res.statusCode;
       end({ route, method: methodLabel(req.method), status_class: statusClass(status) });
       if (status < 400) {
@@ -149,7 +153,7 @@ export class EndpointMetrics {
       this.refused.inc({ status: String(status), reason, bot: this.botLabel(responseBot(res)) });
       if (reason === 'database_unavailable') this.databaseErrors.inc({ reason: 'unavailable' });
       else if (reason === 'commit_unknown') this.databaseErrors.inc({ reason });
-    });
+    };
   }
 
   /** Counts a request Node answered before it reached a route (not valid HTTP, headers too large, too slow). */

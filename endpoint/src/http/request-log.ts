@@ -52,16 +52,22 @@ export class RequestLog {
 
   /** Counts and, when it is refused, logs the response to `req` once it is sent. */
   watch(req: IncomingMessage, res: ServerResponse, path: string): void {
-    res.once('finish', () => {
-      const status = res.statusCode;
-      if (status < 400) {
-        if (path === '/track') this.add((c) => c.accepted++);
-        return;
-      }
-      this.refused(status);
-      const reason = (refusalReason(res) ?? '').slice(0, 300);
-      this.log(`tracking endpoint: refused ${req.method} ${path.slice(0, 100)} with ${status} from ${req.socket.remoteAddress ?? 'an unknown address'}: ${reason}`);
-    });
+    res.once('finish', () => this.answered(req, res, path));
+  }
+
+  /**
+   * Counts and, when it is refused, logs the response to `req`, sent now (call it from the
+   * response's `finish`: the router's one listener for this log and the metrics).
+   */
+  answered(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const status = res.statusCode;
+    if (status < 400) {
+      if (path === '/track') this.add((c) => c.accepted++);
+      return;
+    }
+    this.refused(status);
+    const reason = (refusalReason(res) ?? '').slice(0, 300);
+    this.log(`tracking endpoint: refused ${req.method} ${path.slice(0, 100)} with ${status} from ${req.socket.remoteAddress ?? 'an unknown address'}: ${reason}`);
   }
 
   /**

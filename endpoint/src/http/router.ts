@@ -76,9 +76,13 @@ export function dispatch(routes: ReadonlyMap<string, Route>, req: IncomingMessag
   try {
     // Stryker disable next-line StringLiteral: a request the server hands to its listener always has a url
     const target = parseTarget(req.url ?? '/');
-    context.requests.watch(req, res, target.path);
     const route = routes.get(target.path) ?? prefixRoute(routes, target.path);
-    context.metrics?.watch(req, res, routePattern(routes, target.path, route));
+    // One `finish` listener per response, for the request log and the metrics both.
+    const counted = context.metrics?.begin(req, routePattern(routes, target.path, route));
+    res.once('finish', () => {
+      context.requests.answered(req, res, target.path);
+      counted?.(res);
+    });
     if (!route?.anyHost && !hostAllowed(req, context.options)) {
       // A request addressed to a name that is not the endpoint's (DNS rebinding): writes included.
       setRefusalCode(res, 'wrong_host');
