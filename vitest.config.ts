@@ -26,7 +26,7 @@ const LOAD_SENSITIVE = {
     'endpoint/test/http/**/*.test.ts',
     'endpoint/test/api/{live,live-feed,track-connection,users-export}.test.ts',
     'endpoint/test/store/{backends,crash,listen,pace-clock,projection,sessions,wait-figures,waits}.test.ts',
-    'endpoint/test/cli/{serve,read-api,forget}.test.ts',
+    'endpoint/test/cli/{serve,serve-in-process,read-api,forget}.test.ts',
     'endpoint/test/deploy/**/*.test.ts',
   ],
 };
