@@ -84,7 +84,7 @@ describe('counts', () => {
       await page.goto(`${small.url}/#view=${view}&bot=one`);
       await page.locator(ready).first().waitFor();
       await expect.poll(() => page.locator('.loading').count()).toBe(0);
-      const texts = await page.locator('body').evaluate((body) => [body.innerText, ...[...body.querySelectorAll('.kpi')].map((k) => [...k.children].map((c) => c.textContent).join(' '))]);
+      const texts = await page.locator('body').evaluate((body) => [(body as HTMLElement).innerText, ...[...body.querySelectorAll('.kpi')].map((k) => [...k.children].map((c) => c.textContent).join(' '))]);
       for (const text of texts) expect(text, view).not.toMatch(ONE_WITH_PLURAL);
     }
   });
