@@ -6,8 +6,9 @@
  */
 import Database from 'better-sqlite3';
 import { readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TrackingEndpoint } from '../../src/index.js';
 import { backupFileName } from '../../src/api/backup.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -94,6 +95,60 @@ describe('GET /api/backup on SQLite', () => {
     } finally {
       opened.close();
     }
+  });
+});
+
+describe('GET /api/backup, the answer itself', () => {
+  const leftovers = async (dir: string) => (await readdir(dir)).filter((name) => name.startsWith('.tracking-backup-'));
+
+  it('says how long the file is and that it is not to be cached; HEAD gets the same headers and no body, and logs no backup', async () => {
+    const log: string[] = [];
+    const endpoint = await begin({ database: join(folder.dir, 'head.db'), log: (line) => log.push(line) });
+    await track(endpoint, Q.universalIn, message('u1', 'one record'));
+    const head = await fetch(`${endpoint.url}/api/backup`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('cache-control')).toBe('no-store');
+    expect(head.headers.get('content-type')).toBe('application/vnd.sqlite3');
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(0);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    expect(log.filter((line) => line.includes('backup'))).toEqual([]);
+    // GET: the body is as long as said, and the log names no reader when none is configured (on this machine).
+    const res = await backup(endpoint);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const body = await res.arrayBuffer();
+    expect(body.byteLength).toBe(Number(res.headers.get('content-length')));
+    // Said once the file is sent, and its temp folder removed after.
+    await expect.poll(() => log.filter((line) => line.includes('backup'))).toEqual([`tracking endpoint: backup of the database (${body.byteLength} bytes) taken by a reader on this machine.`]);
+    await expect.poll(() => leftovers(folder.dir)).toEqual([]);
+  });
+
+  it('makes an in-memory database\'s copy in the temp folder and leaves nothing there', async () => {
+    const endpoint = await begin({});
+    const before = await leftovers(tmpdir());
+    const made: string[] = [];
+    const backupOf = endpoint.store.backup.bind(endpoint.store);
+    vi.spyOn(endpoint.store, 'backup').mockImplementation(async (file: string) => {
+      made.push(file);
+      return backupOf(file);
+    });
+    expect((await backup(endpoint)).status).toBe(200);
+    expect(made).toHaveLength(1);
+    expect(made[0].startsWith(join(tmpdir(), '.tracking-backup-'))).toBe(true);
+    await expect.poll(() => leftovers(tmpdir())).toEqual(before);
+  });
+
+  it('answers 503 with Retry-After when the copy cannot be made, logs why, and leaves nothing behind', async () => {
+    const log: string[] = [];
+    const dir = join(folder.dir, 'failing');
+    await (await import('node:fs/promises')).mkdir(dir);
+    const endpoint = await begin({ database: join(dir, 'failing.db'), log: (line) => log.push(line) });
+    vi.spyOn(endpoint.store, 'backup').mockRejectedValue(new Error('No space left on device'));
+    const res = await backup(endpoint);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('10');
+    expect(((await res.json()) as { error: string }).error).toBe('The backup could not be made (the disk may be full); nothing was sent. Try again later.');
+    expect(log.filter((line) => line.startsWith('tracking endpoint: backup'))).toEqual(['tracking endpoint: backup failed: No space left on device']);
+    await expect.poll(() => leftovers(dir)).toEqual([]);
   });
 });
 
