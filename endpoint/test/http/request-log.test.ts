@@ -267,3 +267,19 @@ describe('the summary', () => {
     expect(summaries()).toHaveLength(1);
   });
 });
+
+describe('RequestLog on its own', () => {
+  it('says "an unknown address" for a connection refused whose address is gone, and joins the summary\'s notes with "; "', () => {
+    const lines: string[] = [];
+    const requests = new RequestLog((line) => lines.push(line), 0);
+    requests.refusedConnection(400, 'not valid HTTP', undefined);
+    expect(lines).toEqual(['tracking endpoint: refused a request with 400 from an unknown address: not valid HTTP']);
+    // A record stored with something masked, and one with two entries placed at arrival.
+    const accepted = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
+    requests.answered({ method: 'POST', socket: {} } as IncomingMessage, accepted, '/track');
+    requests.masked();
+    requests.placedAtArrival(2);
+    requests.close();
+    expect(lines.at(-1)).toBe('tracking endpoint: since start: 1 record accepted (1 masked; 2 entries dated more than a day ahead of this endpoint\'s clock, placed at arrival), 1 request refused (400: 1).');
+  });
+});
