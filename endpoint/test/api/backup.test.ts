@@ -152,6 +152,26 @@ describe('GET /api/backup, the answer itself', () => {
   });
 });
 
+describe('GET /api/backup, a download cut short', () => {
+  it('cuts the answer it had begun (no 503 after a 200), logs no backup and no failure, and leaves nothing behind', async () => {
+    const log: string[] = [];
+    const dir = join(folder.dir, 'cut');
+    await (await import('node:fs/promises')).mkdir(dir);
+    const endpoint = await begin({ database: join(dir, 'cut.db'), log: (line) => log.push(line) });
+    // A copy far larger than the socket's buffers, so that the download is still going when cut.
+    vi.spyOn(endpoint.store, 'backup').mockImplementation((file: string) => writeFile(file, Buffer.alloc(64 * 1024 * 1024)));
+    const abort = new AbortController();
+    const res = await fetch(`${endpoint.url}/api/backup`, { signal: abort.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await reader.read();
+    abort.abort();
+    await expect.poll(async () => (await readdir(dir)).filter((name) => name.startsWith('.tracking-backup-'))).toEqual([]);
+    expect(log.filter((line) => line.startsWith('tracking endpoint: backup'))).toEqual([]);
+    expect(log.filter((line) => line.includes('unexpected error'))).toEqual([]);
+  });
+});
+
 describe('GET /api/backup on PostgreSQL', () => {
   let pg: TestDatabase;
   beforeAll(async () => {
