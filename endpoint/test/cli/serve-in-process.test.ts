@@ -7,7 +7,7 @@
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -236,6 +236,45 @@ describe('serve in process', () => {
     const error = await serveCommand.run(['--port', '0', '--tls-cert', join(dir, 'none.pem'), '--tls-key', join(dir, 'none-key.pem'), '--memory'], io({}).io).then(() => undefined, (e: unknown) => e);
     expect((error as Error).message).toMatch(/^Cannot read the TLS certificate file/);
     for (const signal of SIGNALS) expect(process.listeners(signal)).toEqual(before.get(signal));
+  });
+});
+
+describe('serve\'s record options, passed on to the endpoint', () => {
+  /** POSTs `body` with `query` (the key added); the status. */
+  const post = async (url: string, query: Record<string, string>, body: unknown) => {
+    const res = await fetch(`${url}/track?${new URLSearchParams({ ...query, apiKey: 'key-one-1' })}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await res.arrayBuffer();
+    return res.status;
+  };
+  const referral = { name: 'ref', type: 'referralEvent', userId: 'u1', ref: 'spring', source: 'ADS' };
+  const incoming = { text: 'hi', userId: 'u1' };
+
+  it('takes the platform names, referral events and strict versions from their flags, and logs to stderr', async () => {
+    const plain = await serve(['--memory', '--key', 'key-one-1']);
+    expect(await post(plain.url, { platform: 'twitter', v: '11.1.0-rest', type: 'event' }, referral)).toBe(400);
+    expect(await post(plain.url, { platform: 'x-dm', v: '11.1.0-rest', type: 'incoming' }, incoming)).toBe(400);
+    expect(await post(plain.url, { platform: 'universal', v: '12.1.0-npm', type: 'incoming' }, incoming)).toBe(200);
+    // What the endpoint logs goes to stderr, never stdout.
+    expect(plain.err()).toContain('tracking endpoint: refused POST /track with 400 from 127.0.0.1');
+    expect(plain.out()).not.toContain('refused');
+    await plain.stop();
+
+    const flagged = await serve(['--memory', '--key', 'key-one-1', '--dm-platform', 'x-dm', '--messenger-platform', 'x-messenger', '--allow-referral-event', '--strict-versions']);
+    expect(await post(flagged.url, { platform: 'x-dm', v: '11.1.0-rest', type: 'event' }, referral)).toBe(200);
+    expect(await post(flagged.url, { platform: 'x-dm', v: '11.1.0-rest', type: 'incoming' }, incoming)).toBe(200);
+    expect(await post(flagged.url, { platform: 'x-messenger', v: '11.1.0-rest', type: 'incoming' }, { userId: 'u1', message: { text: 'hi' } })).not.toBe(404);
+    expect(await post(flagged.url, { platform: 'universal', v: '12.1.0-npm', type: 'incoming' }, incoming)).toBe(400);
+    await flagged.stop();
+  });
+
+  it('on every interface (0.0.0.0) prints the interfaces\' addresses first, then the others', async () => {
+    const served = await serve(['--memory', '--host', '0.0.0.0', '--key', 'key-one-1']);
+    const port = /:(\d+)/.exec(served.url.replace('http://', ''))![1];
+    const external = Object.values(networkInterfaces()).flat().filter((a) => a !== undefined && a.family === 'IPv4' && !a.internal).map((a) => `http://${a!.address}:${port}`);
+    const first = served.out().split('\n')[0];
+    if (external.length === 0) expect(first).toBe(`Tracking endpoint listening on http://127.0.0.1:${port}`);
+    else expect(first).toBe(`Tracking endpoint listening on ${external[0]} (every interface; also ${[...external.slice(1), `http://127.0.0.1:${port}`].join(', ')})`);
+    await served.stop();
   });
 });
 
