@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TranscriptResponse, UsersResponse } from '../../src/index.js';
 import { runCli } from '../../src/cli/run.js';
 import { transcriptCommand } from '../../src/cli/transcript.js';
-import { playDemo, startEndpoint } from '../page/harness.js';
+import { playDemo, startEndpoint } from '../helpers/demo.js';
 import { Q, start, track } from '../helpers.js';
 
 // The demo's bot imports the package by name; here that name means the source.
