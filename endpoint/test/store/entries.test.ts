@@ -61,6 +61,7 @@ describe('a message of the universal and direct-message platforms', () => {
     // A reply with text of its own keeps it: the activity's, or a record's text that is not the card's.
     expect(reply('Menu:', { text: 'Menu:', attachments })).toBe('Menu:');
     expect(reply('Here you go', { attachments })).toBe('Here you go');
+    expect(reply('Our pizzas', { text: 'Our pizzas', attachments })).toBe('Our pizzas');
     // No card with text: the record's text.
     expect(reply('Our pizzas', { attachments: attachments.slice(1, 2) })).toBe('Our pizzas');
     expect(reply('Our pizzas', { attachments: [{ contentType: HERO, content: { title: '', buttons: [] } }] })).toBe('Our pizzas');
