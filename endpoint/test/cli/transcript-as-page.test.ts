@@ -11,7 +11,7 @@ import type { TranscriptResponse, UsersResponse } from '../../src/index.js';
 import { runCli } from '../../src/cli/run.js';
 import { transcriptCommand } from '../../src/cli/transcript.js';
 import { playDemo, startEndpoint } from '../helpers/demo.js';
-import { Q, start, track } from '../helpers.js';
+import { KEY, Q, start, track } from '../helpers.js';
 
 // The demo's bot imports the package by name; here that name means the source.
 vi.mock('botbuilder-conversation-analytics', () => import('botbuilder-conversation-analytics'));
@@ -76,9 +76,11 @@ describe('transcript, as the page shows it', () => {
 
 describe('transcript of one conversation', () => {
   it('names its users as the page does, from /api/users, when the conversation\'s own entries carry no name', async () => {
-    const other = await start();
+    const other = await start({ apiKeys: [KEY, 'other-bot-key-2'] });
     try {
       const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString();
+      // An older user of that id, of another bot, named otherwise: the most recently active one's name is taken, as the page takes it.
+      await track(other, { ...Q.dmIn, apiKey: 'other-bot-key-2' }, { text: 'hello', userId: 'ann', platformJson: { timestamp: at(-30), conversation: { id: 'x' }, from: { id: 'ann', name: 'Annie (other bot)' } } });
       // Ann said who she is in one conversation (c0), not in the next (c1); Bob never did.
       await track(other, Q.dmIn, { text: 'hi', userId: 'ann', platformJson: { timestamp: at(0), conversation: { id: 'c0' }, from: { id: 'ann', name: 'Ann Smith' } } });
       await track(other, Q.dmIn, { text: 'again', userId: 'ann', platformJson: { timestamp: at(1), conversation: { id: 'c1' } } });
