@@ -98,6 +98,25 @@ describe.each(DBS)('clicked buttons on $name', ({ fresh }) => {
     });
   });
 
+  it('are counted within the filter, each button once, with the greatest of its labels when bots or days differ', async () => {
+    await withEndpoint(await fresh(), async (store, get) => {
+      await appendEach(store, [
+        offer('ada', '2026-03-02T10:00:00Z', [{ id: 'go', label: 'Go A', value: 'go' }]),
+        click('ada', '2026-03-02T10:00:05Z', 'go'),
+        offer('bob', '2026-03-03T10:00:00Z', [{ id: 'go', label: 'Go B', value: 'go' }], OTHER_BOT),
+        click('bob', '2026-03-03T10:00:05Z', 'go', 'go', OTHER_BOT),
+        // Never offered: what the messages said, the greatest of them.
+        click('cat', '2026-03-02T11:00:00Z', 'later', 'Later'),
+        click('cat', '2026-03-03T11:00:00Z', 'later', 'later please'),
+      ]);
+      expect(await get('/api/analytics/buttons')).toEqual({ total: 4, buttons: [{ button: 'go', label: 'Go B', clicks: 2 }, { button: 'later', label: 'later please', clicks: 2 }] });
+      expect(await get(`/api/analytics/buttons?bot=${BOT}`)).toEqual({ total: 3, buttons: [{ button: 'later', label: 'later please', clicks: 2 }, { button: 'go', label: 'Go A', clicks: 1 }] });
+      expect(await get('/api/analytics/buttons?from=2026-03-03')).toEqual({ total: 2, buttons: [{ button: 'go', label: 'Go B', clicks: 1 }, { button: 'later', label: 'later please', clicks: 1 }] });
+      // Each bot's clicks take that bot's label: before Mar 3 only the first bot's click was.
+      expect(await get('/api/analytics/buttons?to=2026-03-03')).toEqual({ total: 2, buttons: [{ button: 'go', label: 'Go A', clicks: 1 }, { button: 'later', label: 'Later', clicks: 1 }] });
+    });
+  });
+
   it('lose an offer\'s label with the records retention deletes, and keep later ones', async () => {
     await withStore(await fresh(), async (store) => {
       await appendEach(store, [offer('ada', '2026-03-01T10:00:00Z', [{ id: 'old', label: 'Old', value: 'old' }]), offer('ada', '2026-03-05T10:00:00Z', MENU)]);
