@@ -48,6 +48,7 @@ describe('transcript, as the page shows it', () => {
     const ada = await transcript('--user', 'user-ada');
     expect(ada.code).toBe(0);
     expect(ada.stdout).toContain(`bot   < Our pizzas\n${INDENT}Tap one to order it\n${INDENT}buttons: margherita (9.50 EUR) | pepperoni (11.00 EUR)`);
+    expect(ada.stdout).toMatch(/^Summary of Ada \(user user-ada\): \d+ records/m);
     const linus = await transcript('--user', '2718281828');
     expect(linus.stdout).toContain(`bot   < Our pizzas\n${INDENT}Tap one to order it\n`);
     // The page shows each entry's text: the same two lines.
@@ -93,6 +94,7 @@ describe('transcript of one conversation', () => {
       expect(out.split('\n')[0]).toBe('Transcript of conversation c1 (users Ann Smith (ann), bob)');
       expect(out).toContain('user  > Ann Smith: again');
       expect(out).toContain('user  > bob: me too');
+      expect(out).toMatch(/^Summary of conversation c1: 2 records, 2 messages/m);
     } finally {
       await other.close();
     }
