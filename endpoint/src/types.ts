@@ -433,7 +433,7 @@ export interface MessagesResponse {
 /** `GET /api/analytics/buttons`: the buttons users clicked, most clicked first. */
 export interface ButtonsResponse {
   total: number;
-  buttons: { button: string; /** What users saw or sent with the click, when the record carries it. */ label: string | null; clicks: number }[];
+  buttons: { button: string; /** The button's label as the bot offered it (the label it was last offered with); else what the user's message said with the click; `null` when neither is known. */ label: string | null; clicks: number }[];
 }
 
 /** `GET /api/analytics/feedback`: thumbs up and down on replies (feedback events), and the share of replies marked AI-generated. */

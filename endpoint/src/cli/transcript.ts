@@ -11,6 +11,8 @@ const MAX_ENTRIES = 50_000;
 const ENTRIES_PER_USER = 5_000;
 /** Transcripts read at once. */
 const READS_AT_ONCE = 8;
+/** The users whose names are read for one transcript: as many as the page reads (`/api/users?limit=1000`). */
+const NAMED_USERS = 1000;
 
 const usage = `Usage: ${PROGRAM} transcript [options]
 
@@ -99,7 +101,11 @@ export const transcriptCommand: Command = {
     if (values.user !== undefined || values.conversation !== undefined) {
       // /api/summary takes no user or conversation: the summary is counted from the transcript.
       const [param, id] = values.user !== undefined ? ['user', values.user] : ['conversation', values.conversation as string];
-      const transcript = await read<TranscriptResponse>(`/api/transcript?${param}=${encodeURIComponent(id)}&limit=${MAX_ENTRIES}`);
+      const [transcript, list] = await Promise.all([
+        read<TranscriptResponse>(`/api/transcript?${param}=${encodeURIComponent(id)}&limit=${MAX_ENTRIES}`),
+        read<UsersResponse>(`/api/users?limit=${NAMED_USERS}`),
+      ]);
+      for (const user of list.users) if (user.name && !names.has(user.userId)) names.set(user.userId, user.name);
       transcripts = [transcript];
       summary = summarizeEntries(transcript.entries);
       const name = param === 'user' ? userNames(transcript.entries).get(id) : undefined;

@@ -234,6 +234,28 @@ function messengerOutgoingEntry(record: StoredRecord, body: Obj): TranscriptEntr
   };
 }
 
+/** The content types of Bot Framework cards whose title, subtitle and text are what a user reads on them (as a Messenger template shows its cards). */
+const TEXT_CARDS = new Set(['application/vnd.microsoft.card.hero', 'application/vnd.microsoft.card.thumbnail']);
+
+/**
+ * The text of a generic message: its `text`; but for a card-only activity (`platformJson` with no
+ * text of its own) whose record text is its first card's title (or nothing), the cards' titles,
+ * subtitles and texts, one a line, as a Messenger template's are (`messengerText`), so that a
+ * hero card reads the same on Web Chat as on Facebook.
+ */
+function genericText(body: Obj, platformJson: Obj | undefined): string | undefined {
+  const text = str(body.text);
+  if (str(platformJson?.text)) return text;
+  const parts: string[] = [];
+  for (const item of list(platformJson?.attachments)) {
+    const attachment = obj(item);
+    const content = obj(attachment?.content);
+    if (content === undefined || !TEXT_CARDS.has(attachment!.contentType as string)) continue;
+    parts.push(...[str(content.title), str(content.subtitle), str(content.text)].filter((part): part is string => part !== undefined && part.trim() !== ''));
+  }
+  return parts.length > 0 && (!text || text === parts[0]) ? parts.join('\n') : text;
+}
+
 /** True when an activity's entities mark it AI-generated (the Schema.org `Message` entity with `additionalType` `AIGeneratedContent`). */
 function isAiGenerated(platformJson: Obj | undefined): boolean {
   return list(platformJson?.entities).some((item) => {
@@ -253,7 +275,7 @@ function genericEntry(record: StoredRecord, body: Obj): TranscriptEntry {
   const h = head(record, timeOf(platformJson?.timestamp));
   return {
     seq: h.seq, time: h.time, receivedAt: h.receivedAt, platform: h.platform, type: h.type, direction, userId, userName, conversationId,
-    channel: str(platformJson?.channelId) || undefined, text: str(body.text), intent, intentScore: scoreOf(intent), buttons: genericButtons(body.buttons),
+    channel: str(platformJson?.channelId) || undefined, text: genericText(body, platformJson), intent, intentScore: scoreOf(intent), buttons: genericButtons(body.buttons),
     clickedButton: str(obj(obj(body.postback)?.buttonClick)?.buttonId), images: genericImages(body.images),
     aiGenerated: isAiGenerated(platformJson) || undefined,
     activityId: str(platformJson?.id) || undefined,

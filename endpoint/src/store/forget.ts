@@ -22,7 +22,7 @@ import { ViewWriter } from './write.js';
 /** The tables built from records (the views), each with a `bot` column. */
 export const VIEW_TABLES = [
   'entries', 'users', 'conversations', 'conversation_users', 'counts', 'user_days', 'user_weeks', 'sessions', 'session_heads',
-  'daily_messages', 'message_totals', 'daily_clicks', 'session_days', 'session_lengths', 'session_paths',
+  'daily_messages', 'message_totals', 'daily_clicks', 'button_labels', 'session_days', 'session_lengths', 'session_paths',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Records read and built again per statement while erasing. */

@@ -27,6 +27,7 @@ export function deleteBefore(backend: Backend, cutoff: number): Promise<number> 
     await trx.deleteFrom('user_weeks').where('week', '<=', cutoff - 7 * DAY).execute();
     await trx.deleteFrom('daily_messages').where('day', '<=', cutoff - DAY).execute();
     await trx.deleteFrom('daily_clicks').where('day', '<=', cutoff - DAY).execute();
+    await trx.deleteFrom('button_labels').where('offered_at', '<', cutoff).execute();
     // Sessions go with the day they started, so that the per-day figures stay their sums.
     const cutoffDay = Math.floor(cutoff / DAY) * DAY;
     await trx.deleteFrom('sessions').where('start_at', '<', cutoffDay).execute();

@@ -6,7 +6,7 @@
 import type { Dialect } from './dialect.js';
 import { transcriptEntries } from './entries.js';
 import type {
-  ConversationsTable, ConversationUsersTable, CountsTable, DailyClicksTable, DailyMessagesTable, EntriesTable, MessageTotalsTable, UserDaysTable, UsersTable, UserWeeksTable,
+  ButtonLabelsTable, ConversationsTable, ConversationUsersTable, CountsTable, DailyClicksTable, DailyMessagesTable, EntriesTable, MessageTotalsTable, UserDaysTable, UsersTable, UserWeeksTable,
 } from './schema.js';
 import type { StoredRecord, TranscriptEntry } from '../types.js';
 
@@ -122,9 +122,36 @@ function entryRow(entry: TranscriptEntry, idx: number, record: StoredRecord, tex
   };
 }
 
+/** Longest button label kept. */
+const LABEL_CHARS = 200;
+
+/**
+ * The entry rows of each record of a batch (numbered), for `dialect`; and the label each button
+ * the batch's replies offer was offered with, per bot and button id (of two offers of one button,
+ * the one that happened later; at one moment, the later in the batch). A button without an id or
+ * a label gives none.
+ */
+export function projectEntries(batch: readonly StoredRecord[], dialect: Dialect): { entries: EntriesTable[][]; buttonLabels: ButtonLabelsTable[] } {
+  const labels = new Map<string, ButtonLabelsTable>();
+  const entries = batch.map((record) => transcriptEntries(record).map((entry, idx) => {
+    const row = entryRow(entry, idx, record, dialect.text);
+    if (entry.direction === 'outgoing') {
+      for (const button of entry.buttons ?? []) {
+        if (button.id === '' || button.label === '') continue;
+        const offer = { bot: record.bot, button: dialect.text(button.id), label: dialect.text(button.label.slice(0, LABEL_CHARS)), offered_at: row.occurred_at };
+        upsert(labels, key(offer.bot, offer.button), offer, (into, later) => {
+          if (later.offered_at >= into.offered_at) Object.assign(into, later);
+        });
+      }
+    }
+    return row;
+  }));
+  return { entries, buttonLabels: [...labels.keys()].sort().map((k) => labels.get(k)!) };
+}
+
 /** The entry rows of each record of a batch (numbered), for `dialect`. */
 export function entriesOf(batch: readonly StoredRecord[], dialect: Dialect): EntriesTable[][] {
-  return batch.map((record) => transcriptEntries(record).map((entry, idx) => entryRow(entry, idx, record, dialect.text)));
+  return projectEntries(batch, dialect).entries;
 }
 
 /**
@@ -196,7 +223,7 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
         }
         if (entry.clicked_button !== null) {
           upsert(dailyClicks, key(entry.bot, day, entry.platform, entry.channel, entry.clicked_button),
-            { bot: entry.bot, day, platform: entry.platform, channel: entry.channel, button: entry.clicked_button, label: (entry.text ?? '').slice(0, 200), clicks: 1 },
+            { bot: entry.bot, day, platform: entry.platform, channel: entry.channel, button: entry.clicked_button, label: (entry.text ?? '').slice(0, LABEL_CHARS), clicks: 1 },
             (into) => void into.clicks++);
         }
       }

@@ -226,9 +226,18 @@ export interface DailyClicksTable {
   platform: string;
   channel: string;
   button: string;
-  /** What the user's message said with a click (the button's title, for an imBack), if anything. */
+  /** What the user's message said with a click (the button's title, for an imBack), if anything: shown when the button's offer (`button_labels`) is not known. */
   label: string;
   clicks: number;
+}
+
+/** Per bot and button id, the label the bot last offered the button with (by when it was offered). */
+export interface ButtonLabelsTable {
+  bot: string;
+  button: string;
+  label: string;
+  /** When that offer happened (epoch ms): a later offer's label replaces this one, an earlier one's never does. */
+  offered_at: Millis;
 }
 
 /** Sessions per day they started: how many, their messages, events and total length. */
@@ -303,6 +312,7 @@ export interface Database {
   daily_messages: DailyMessagesTable;
   message_totals: MessageTotalsTable;
   daily_clicks: DailyClicksTable;
+  button_labels: ButtonLabelsTable;
   session_days: SessionDaysTable;
   session_lengths: SessionLengthsTable;
   session_paths: SessionPathsTable;

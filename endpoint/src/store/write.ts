@@ -14,7 +14,7 @@ import { fillEventChannels } from './channels.js';
 import type { Dialect } from './dialect.js';
 import { rateFeedback } from './feedback.js';
 import { recordOf } from './record-row.js';
-import { batchRows, entriesOf } from './rows.js';
+import { batchRows, projectEntries } from './rows.js';
 import type { Database } from './schema.js';
 import { sessionRows } from './sessions.js';
 import type { StoredRecord } from '../types.js';
@@ -86,6 +86,12 @@ const UPSERTS = {
     .onConflict((oc) => oc.columns(['bot', 'day', 'platform', 'channel', 'button']).doUpdateSet((eb) => ({
       clicks: eb('daily_clicks.clicks', '+', eb.ref('excluded.clicks')),
     }))),
+  // A button's label as offered: a later offer's replaces it (of two at one moment, the later stored), an earlier one's (arriving late) never does.
+  button_labels: (trx: Transaction<Database>, values: Row<'button_labels'>[]) => trx.insertInto('button_labels').values(values)
+    .onConflict((oc) => oc.columns(['bot', 'button']).doUpdateSet((eb) => ({
+      label: eb.ref('excluded.label'),
+      offered_at: eb.ref('excluded.offered_at'),
+    })).whereRef('excluded.offered_at', '>=', 'button_labels.offered_at')),
   sessions: (trx: Transaction<Database>, values: Row<'sessions'>[]) => trx.insertInto('sessions').values(values)
     .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
       start_at: eb.ref('excluded.start_at'), last_at: eb.ref('excluded.last_at'), messages: eb.ref('excluded.messages'),
@@ -160,7 +166,7 @@ export class ViewWriter {
   async write(trx: Transaction<Database>, records: readonly StoredRecord[]): Promise<void> {
     if (records.length === 0) return;
     const { dialect } = this.backend;
-    const entries = entriesOf(records, dialect);
+    const { entries, buttonLabels } = projectEntries(records, dialect);
     await fillEventChannels(trx, entries);
     const rows = batchRows(records, entries, dialect);
     await this.put(trx, 'entries', rows.entries);
@@ -173,6 +179,7 @@ export class ViewWriter {
     await this.put(trx, 'user_days', rows.userDays);
     await this.put(trx, 'message_totals', rows.messageTotals);
     await this.put(trx, 'daily_clicks', rows.dailyClicks);
+    await this.put(trx, 'button_labels', buttonLabels);
     await rateFeedback(trx, rows.entries);
     const sessions = await sessionRows(trx, rows.entries, dialect.name === 'postgres');
     // Sessions a late entry joined into another are no more.

@@ -179,8 +179,8 @@ describe('a live bot\'s twelve weeks', () => {
           return { text: text.textContent ?? '', left: r.left - outer.left, top: r.top - outer.top, right: r.right - outer.left, bottom: r.bottom - outer.top, width: outer.width, height: outer.height };
         });
       });
-      // Each step's most common steps (five, three on a phone), and the rest merged.
-      expect(labels.length).toBeLessThanOrEqual(width < 480 ? 3 * 4 : 4 * 6);
+      // Each step's most common steps (five, three on a phone), and the rest merged; after each step but the last, an "Ended" sink.
+      expect(labels.length).toBeLessThanOrEqual(width < 480 ? 3 * 4 + 2 : 4 * 6 + 3);
       expect(labels.some((l) => /^Other \(\d+\)$/.test(l.text))).toBe(true);
       for (const l of labels) {
         expect(l.left, l.text).toBeGreaterThanOrEqual(-0.5);

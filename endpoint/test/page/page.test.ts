@@ -202,6 +202,13 @@ describe('the Messages view', () => {
     expect(rows.reduce((sum, row) => sum + Number(row[2]), 0)).toBe(11);
   });
 
+  it('lists each button clicked by the label the bot offered it with, not by what the click\'s message said', async () => {
+    const page = await open('#view=messages', [], '[data-table="buttons"] tbody tr');
+    // Ada clicked the card's "margherita (9.50 EUR)"; Web Chat sent "order margherita" with the click.
+    const rows = await tableRows(page, 'buttons');
+    expect(rows.map((row) => row.slice(0, 3))).toEqual([['order margherita', 'margherita (9.50 EUR)', '1']]);
+  });
+
   it('lists the intents and the share of incoming messages not handled', async () => {
     const page = await open('#view=messages', [], '[data-chart="intents"] svg');
     const summary = await getJson<TrackingSummary>('/api/summary');

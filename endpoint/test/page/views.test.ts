@@ -129,13 +129,15 @@ describe('the Conversation flow view', () => {
   it('draws how sessions flow, with the chains of steps as text: Greet > OrderPizza > event:purchase in 8 sessions', async () => {
     const page = await open('#view=flow&bot=pizza', '[data-table="flow"] tbody tr');
     // Ratings are not steps of a path: the rated orders follow the same path as the others.
+    // Each chain with its sessions, and of them those that ended there (every session begins with Greet; none stops there).
     expect(await stepRows(page, 'flow')).toEqual([
-      ['Greet > OrderPizza > event:purchase', '8'],
-      ['Greet > OrderPizza', '8'],
-      ['Greet > NotHandled', '5'],
+      ['Greet', '13', '0'],
+      ['Greet > OrderPizza > event:purchase', '8', '8'],
+      ['Greet > OrderPizza', '8', '0'],
+      ['Greet > NotHandled', '5', '5'],
     ]);
     const drawn = await page.locator('[data-chart="flow"] svg text').allTextContents();
-    expect(drawn).toEqual(expect.arrayContaining(['Greet', 'OrderPizza', 'NotHandled', 'purchase (event)']));
+    expect(drawn).toEqual(expect.arrayContaining(['Greet', 'OrderPizza', 'NotHandled', 'purchase (event)', 'Ended']));
     expect(drawn).not.toContain('feedback (event)');
   });
 

@@ -44,6 +44,30 @@ describe('a message of the universal and direct-message platforms', () => {
     expect(one(record('outgoing', { text: 'x', userId: 'ann', buttons: [{ id: 'b', value: 'v' }] })).buttons).toEqual([{ id: 'b', label: '', value: 'v' }]);
   });
 
+  it('reads a card-only reply\'s hero and thumbnail cards as a Messenger template\'s: each card\'s title, subtitle and text, one a line', () => {
+    const HERO = 'application/vnd.microsoft.card.hero';
+    const reply = (text: unknown, platformJson: Record<string, unknown>) => one(record('outgoing', { text, userId: 'ann', platformJson: { conversation: { id: 'c1' }, ...platformJson } })).text;
+    const attachments = [
+      { contentType: HERO, content: { title: 'Our pizzas', subtitle: 'Tap one to order it', buttons: [] } },
+      { contentType: 'image/png', contentUrl: 'https://x/p.png', content: { title: 'not a card' } },
+      { contentType: 'application/vnd.microsoft.card.thumbnail', content: { title: ' ', subtitle: 'Drinks', text: 'Cold ones' } },
+      { contentType: HERO, content: 'not an object' },
+      'not an attachment',
+    ];
+    // The middleware's text for a card-only reply is its first card's title.
+    expect(reply('Our pizzas', { attachments })).toBe('Our pizzas\nTap one to order it\nDrinks\nCold ones');
+    expect(reply('', { attachments })).toBe('Our pizzas\nTap one to order it\nDrinks\nCold ones');
+    expect(reply(undefined, { attachments })).toBe('Our pizzas\nTap one to order it\nDrinks\nCold ones');
+    // A reply with text of its own keeps it: the activity's, or a record's text that is not the card's.
+    expect(reply('Menu:', { text: 'Menu:', attachments })).toBe('Menu:');
+    expect(reply('Here you go', { attachments })).toBe('Here you go');
+    expect(reply('Our pizzas', { text: 'Our pizzas', attachments })).toBe('Our pizzas');
+    // No card with text: the record's text.
+    expect(reply('Our pizzas', { attachments: attachments.slice(1, 2) })).toBe('Our pizzas');
+    expect(reply('Our pizzas', { attachments: [{ contentType: HERO, content: { title: '', buttons: [] } }] })).toBe('Our pizzas');
+    expect(reply('x', {})).toBe('x');
+  });
+
   it('takes a generic (scripted) record as incoming', () => {
     expect(one(record('generic', { text: 'scripted', userId: 'u' }, null, null))).toMatchObject({ direction: 'incoming', platform: null, type: 'generic', userId: 'u', conversationId: 'u' });
   });

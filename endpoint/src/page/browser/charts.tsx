@@ -26,6 +26,8 @@ export const COLORS = {
   ok: '#1f8a4c',
   revenue: '#a86b00',
   muted: '#6a7686',
+  /** The Sankey's "ended" sinks: where sessions stop. */
+  ended: '#b9c1cc',
   grid: '#edf0f4',
   text: '#1d2733',
 };
@@ -162,26 +164,33 @@ export function ringOption(slices: { name: string; value: number; color: string 
 
 /** How a Sankey node is named: its position and its step (`2|OrderPizza`), or `2|` + OTHER for the steps merged at a position. */
 const OTHER = '\u0000other';
+/** The sink at a position (`2|` + ENDED): the sessions that ended after the step before it. */
+const ENDED = '\u0000ended';
 
 /** A Sankey diagram's nodes and links, with the steps each "other" node stands for. */
 export interface FlowGraph {
+  /** Each step's node with the sessions that reached it there, and each position's "ended" sink with the sessions that ended before it. */
   nodes: { name: string; value: number }[];
   links: { source: string; target: string; value: number }[];
   /** For each position's "other" node, the steps it merges and their sessions, most first. */
   merged: Map<string, { step: string; sessions: number }[]>;
+  /** For each step's node, the sessions that ended there (took no further step). */
+  ended: Map<string, number>;
 }
 
 /**
  * The flow of `paths` as a graph a Sankey diagram can draw readably: the first `depth` steps of
  * each path, a node per step and position (so a path that comes back to a step still flows
- * forward), at most `perLevel` nodes at each position (the steps most sessions reached there; the
- * rest merged into one "other" node), and a link per step to the next, as wide as its sessions.
+ * forward) as tall as the sessions that reached it there, at most `perLevel` nodes at each
+ * position (the steps most sessions reached there; the rest merged into one "other" node), and a
+ * link per step to the next, as wide as its sessions. Sessions that end at a step (before the last
+ * position) flow into the next position's "ended" sink, so drop-off shows; those that end at the
+ * last position are counted in `ended` only (the diagram stops there for every session).
  */
 export function flowGraph(paths: readonly { steps: string[]; sessions: number }[], perLevel: number, depth: number): FlowGraph {
   const reached = new Map<string, number>();
-  for (const path of paths) {
-    path.steps.slice(0, depth).forEach((step, i) => reached.set(`${i}|${step}`, (reached.get(`${i}|${step}`) ?? 0) + path.sessions));
-  }
+  const add = (map: Map<string, number>, name: string, n: number) => map.set(name, (map.get(name) ?? 0) + n);
+  for (const path of paths) path.steps.slice(0, depth).forEach((step, i) => add(reached, `${i}|${step}`, path.sessions));
   const kept = new Set<string>();
   const merged = new Map<string, { step: string; sessions: number }[]>();
   for (let i = 0; i < depth; i++) {
@@ -193,33 +202,44 @@ export function flowGraph(paths: readonly { steps: string[]; sessions: number }[
   }
   const nodeOf = (i: number, step: string) => (kept.has(`${i}|${step}`) ? `${i}|${step}` : `${i}|${OTHER}`);
   const links = new Map<string, { source: string; target: string; value: number }>();
+  const link = (source: string, target: string, n: number) => {
+    const found = links.get(`${source}>${target}`) ?? { source, target, value: 0 };
+    found.value += n;
+    links.set(`${source}>${target}`, found);
+  };
   const values = new Map<string, number>();
+  const ended = new Map<string, number>();
   for (const path of paths) {
     const steps = path.steps.slice(0, depth);
     steps.forEach((step, i) => {
       const target = nodeOf(i, step);
-      values.set(target, (values.get(target) ?? 0) + path.sessions);
-      if (i === 0) return;
-      const source = nodeOf(i - 1, steps[i - 1]);
-      const link = links.get(`${source}>${target}`) ?? { source, target, value: 0 };
-      link.value += path.sessions;
-      links.set(`${source}>${target}`, link);
+      add(values, target, path.sessions);
+      if (i > 0) link(nodeOf(i - 1, steps[i - 1]), target, path.sessions);
     });
+    if (steps.length === 0 || path.steps.length > steps.length) continue;
+    const last = nodeOf(steps.length - 1, steps[steps.length - 1]);
+    add(ended, last, path.sessions);
+    if (steps.length < depth) {
+      add(values, `${steps.length}|${ENDED}`, path.sessions);
+      link(last, `${steps.length}|${ENDED}`, path.sessions);
+    }
   }
-  const linked = new Set([...links.values()].flatMap((l) => [l.source, l.target]));
-  return { nodes: [...values.entries()].filter(([name]) => linked.has(name)).map(([name, value]) => ({ name, value })), links: [...links.values()], merged };
+  return { nodes: [...values.entries()].map(([name, value]) => ({ name, value })), links: [...links.values()], merged, ended };
 }
 
 /**
  * A Sankey diagram of paths (see `flowGraph`), left to right: four steps of at most five nodes
- * each, or on a narrow screen three steps of three. Labels are cut to fit, with the full name, the
- * sessions and what an "other" node merges in the tooltip.
+ * each, or on a narrow screen three steps of three; each step's node as tall as the sessions that
+ * reached it, and the sessions that ended after a step flowing into an "Ended" sink. Labels are
+ * cut to fit, with the full name, the sessions (and of them those that ended there) and what an
+ * "other" node merges in the tooltip.
  */
 export function sankeyOption(paths: readonly { steps: string[]; sessions: number }[], label: (step: string) => string, narrow = false): ChartOption {
   const depth = narrow ? 3 : 4;
   const graph = flowGraph(paths, narrow ? 3 : 5, depth);
   const stepOf = (name: string) => name.slice(name.indexOf('|') + 1);
-  const text = (name: string) => (stepOf(name) === OTHER ? `Other (${graph.merged.get(name)?.length ?? 0})` : label(stepOf(name)));
+  const position = (name: string) => Number(name.split('|')[0]);
+  const text = (name: string) => (stepOf(name) === OTHER ? `Other (${graph.merged.get(name)?.length ?? 0})` : stepOf(name) === ENDED ? 'Ended' : label(stepOf(name)));
   const tip = tooltip();
   return {
     textStyle: { fontFamily: FONT },
@@ -229,10 +249,17 @@ export function sankeyOption(paths: readonly { steps: string[]; sessions: number
       formatter: ((p: { dataType?: string; name: string; value: unknown; color?: unknown; data: { source?: string; target?: string } }) => {
         const box = node('div', 'tip');
         if (p.dataType === 'edge') {
-          box.append(node('div', 'tip-title', `${text(p.data.source ?? '')} → ${text(p.data.target ?? '')}`), tipRow(p.color, 'sessions', String(p.value)));
+          const target = p.data.target ?? '';
+          box.append(node('div', 'tip-title', stepOf(target) === ENDED ? `${text(p.data.source ?? '')} → ended` : `${text(p.data.source ?? '')} → ${text(target)}`), tipRow(p.color, 'sessions', String(p.value)));
           return box;
         }
-        box.append(node('div', 'tip-title', `Step ${Number(p.name.split('|')[0]) + 1}: ${text(p.name)}`), tipRow(p.color, 'sessions', String(p.value)));
+        if (stepOf(p.name) === ENDED) {
+          box.append(node('div', 'tip-title', `Ended after step ${position(p.name)}`), tipRow(p.color, 'sessions', String(p.value)));
+          return box;
+        }
+        box.append(node('div', 'tip-title', `Step ${position(p.name) + 1}: ${text(p.name)}`), tipRow(p.color, 'sessions', String(p.value)));
+        const ended = graph.ended.get(p.name);
+        if (ended !== undefined) box.append(tipRow(undefined, 'ended here', String(ended)));
         for (const m of graph.merged.get(p.name)?.slice(0, 8) ?? []) box.append(tipRow(undefined, label(m.step), String(m.sessions)));
         const rest = (graph.merged.get(p.name)?.length ?? 0) - 8;
         if (rest > 0) box.append(node('div', 'tip-name', `and ${rest} more`));
@@ -252,9 +279,11 @@ export function sankeyOption(paths: readonly { steps: string[]; sessions: number
       layoutIterations: 32,
       draggable: false,
       emphasis: { focus: 'adjacency' },
-      data: graph.nodes.map(({ name }) => ({
+      // Each node's value is the sessions that reached it (ECharts would otherwise size it by the larger of its links in and out).
+      data: graph.nodes.map(({ name, value }) => ({
         name,
-        itemStyle: { color: stepOf(name) === OTHER ? COLORS.muted : name.includes('|event:') ? COLORS.revenue : name.endsWith('|NotHandled') ? COLORS.warn : COLORS.intent },
+        value,
+        itemStyle: { color: stepOf(name) === ENDED ? COLORS.ended : stepOf(name) === OTHER ? COLORS.muted : name.includes('|event:') ? COLORS.revenue : name.endsWith('|NotHandled') ? COLORS.warn : COLORS.intent },
       })),
       links: graph.links,
       label: {

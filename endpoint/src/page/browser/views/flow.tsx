@@ -14,15 +14,19 @@ import { apiFilter } from '../state.js';
 /** Most steps a funnel takes (as the read API). */
 const MAX_STEPS = 10;
 
-/** Every chain of first steps (a path's prefixes), with the sessions that began with it; most first, longer first on a tie. */
-export function chains(paths: PathsResponse['paths']): { steps: string[]; sessions: number }[] {
-  const counts = new Map<string, { steps: string[]; sessions: number }>();
+/**
+ * Every chain of first steps (a path's prefixes), with the sessions that began with it and of them
+ * those that took no further step (ended there); most first, longer first on a tie.
+ */
+export function chains(paths: PathsResponse['paths']): { steps: string[]; sessions: number; ended: number }[] {
+  const counts = new Map<string, { steps: string[]; sessions: number; ended: number }>();
   for (const path of paths) {
     for (let n = 1; n <= path.steps.length; n++) {
       const steps = path.steps.slice(0, n);
       const key = JSON.stringify(steps);
-      const chain = counts.get(key) ?? { steps, sessions: 0 };
+      const chain = counts.get(key) ?? { steps, sessions: 0, ended: 0 };
       chain.sessions += path.sessions;
+      if (n === path.steps.length) chain.ended += path.sessions;
       counts.set(key, chain);
     }
   }
@@ -42,8 +46,7 @@ function proposedSteps(paths: PathsResponse['paths']): string[] {
 function Flow({ read }: { read: Read<PathsResponse> }) {
   const paths = read.data?.paths ?? [];
   const option = useMemo(() => (narrow: boolean) => sankeyOption(paths, stepLabel, narrow), [read.data]);
-  const top = useMemo(() => chains(paths).filter((c) => c.steps.length > 1).slice(0, 15), [read.data]);
-  const linked = paths.some((p) => p.steps.length > 1);
+  const top = useMemo(() => chains(paths).slice(0, 15), [read.data]);
   return (
     <ChartCard
       title="How sessions flow"
@@ -54,11 +57,11 @@ function Flow({ read }: { read: Read<PathsResponse> }) {
       height={(narrow) => (narrow ? 360 : 380)}
       exports={<Exports path="api/analytics/paths" params={{ limit: 200 }} file="paths" what="paths" />}
       table={{
-        caption: 'Sessions that began with each chain of steps',
-        columns: ['Steps', { label: 'Sessions', numeric: true }],
-        rows: linked ? top.map((c) => [<Steps steps={c.steps} />, count(c.sessions)]) : [],
+        caption: 'Sessions that began with each chain of steps, and of them those that ended there',
+        columns: ['Steps', { label: 'Sessions', numeric: true }, { label: 'Ended there', numeric: true }],
+        rows: top.map((c) => [<Steps steps={c.steps} />, count(c.sessions), count(c.ended)]),
       }}
-      empty="No session took more than one step in this range."
+      empty="No session took a step in this range."
       note={read.data ? `The first steps of ${plural(read.data.sessions, 'session')}, left to right: the intents of what users said, and events. Each step shows the most common ones; the rest are grouped as “Other” (point at it to see them). “Show table” lists every chain of steps.` : undefined}
     />
   );
