@@ -20,7 +20,7 @@ let endpoint: Awaited<ReturnType<typeof startEndpoint>>;
 
 beforeAll(async () => {
   endpoint = await startEndpoint();
-  expect((await playDemo(endpoint.url)).delivered).toBe(21);
+  expect((await playDemo(endpoint.url)).delivered).toBe(27);
 }, 60_000);
 
 afterAll(() => endpoint?.close());
