@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TrackingEndpoint } from '../../src/index.js';
+import type { RecordStore } from '../../src/store/store.js';
 import { KEY, Q, bothDatabases, message, start, track } from '../helpers.js';
 import { createTestDatabase, queryDatabase } from '../helpers/postgres.js';
 
@@ -91,9 +92,10 @@ describe.each(bothDatabases('idempotency.db'))('on $name', ({ database }) => {
     const userId = `views-${key}`;
     for (let i = 0; i < 3; i++) expect((await track(endpoint, Q.universalIn, message(userId, 'hello'), { 'Idempotency-Key': key })).status).toBe(200);
     expect((await track(endpoint, Q.universalIn, message(userId, 'and more'), { 'Idempotency-Key': freshKey() })).status).toBe(200);
-    const entries = await endpoint.store.db.selectFrom('entries').select('text').where('user_id', '=', userId).execute();
+    const store = endpoint.store as unknown as RecordStore;
+    const entries = await store.db.selectFrom('entries').select('text').where('user_id', '=', userId).execute();
     expect(entries.map((entry) => entry.text).sort()).toEqual(['and more', 'hello']);
-    const users = await endpoint.store.db.selectFrom('users').select('messages').where('user_id', '=', userId).execute();
+    const users = await store.db.selectFrom('users').select('messages').where('user_id', '=', userId).execute();
     expect(users).toEqual([{ messages: 2 }]);
   });
 });
