@@ -120,6 +120,19 @@ describe('Idempotency-Key on PostgreSQL shared by two endpoints', () => {
   });
 });
 
+describe('what a replay counts', () => {
+  it('counts a masked record sent again with its key as masked once', async () => {
+    const log: string[] = [];
+    const endpoint = await start({ log: (line) => log.push(line), summaryIntervalMs: 0 });
+    const body = message('u1', 'card 4111 1111 1111 1111');
+    const first = await track(endpoint, Q.universalIn, body, { 'Idempotency-Key': 'masked-once' });
+    const again = await track(endpoint, Q.universalIn, body, { 'Idempotency-Key': 'masked-once' });
+    expect(again.body.id).toBe(first.body.id);
+    await endpoint.close();
+    expect(log.filter((line) => /records? accepted/.test(line))).toEqual(['tracking endpoint: since start: 2 records accepted (1 masked), 0 requests refused; records kept in memory only (lost on stop).']);
+  });
+});
+
 describe('POST /track with an Idempotency-Key that is not valid', () => {
   const cases: [string, string, string][] = [
     ['empty', '', 'an empty value'],
