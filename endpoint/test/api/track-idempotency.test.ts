@@ -139,6 +139,7 @@ describe('POST /track with an Idempotency-Key that is not valid', () => {
     ['longer than 200 characters', 'k'.repeat(201), '201 characters'],
     ['holding a tab', 'a\tb', 'a character outside printable ASCII'],
     ['holding a letter outside ASCII', 'clé', 'a character outside printable ASCII'],
+    ['200 characters, one a tab', `${'k'.repeat(100)}\t${'k'.repeat(99)}`, 'a character outside printable ASCII'],
   ];
   it.each(cases)('answers 400 naming the header and what it takes when it is %s, and stores nothing', async (_, key, received) => {
     const endpoint = await start();
@@ -151,6 +152,15 @@ describe('POST /track with an Idempotency-Key that is not valid', () => {
       problems: [{ path: 'Idempotency-Key (header)', expected: '1 to 200 printable ASCII characters (such as a UUID), or no such header', received }],
     });
     expect(await endpoint.store.count()).toBe(0);
+  });
+
+  it('counts the refusal in the metrics as invalid_idempotency_key', async () => {
+    const endpoint = await start();
+    endpoints.push(endpoint);
+    expect((await track(endpoint, Q.universalIn, message('u1', 'refused'), { 'Idempotency-Key': '' })).status).toBe(400);
+    const text = await (await fetch(`${endpoint.url}/metrics`)).text();
+    const refused = text.split('\n').filter((line) => line.startsWith('tracking_requests_refused_total{'));
+    expect(refused).toEqual([expect.stringMatching(/^tracking_requests_refused_total\{status="400",reason="invalid_idempotency_key",bot="[0-9a-f]+"\} 1$/)]);
   });
 
   it('takes a key of 200 printable characters, spaces and symbols included', async () => {

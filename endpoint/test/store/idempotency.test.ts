@@ -102,6 +102,24 @@ describe.each(DBS)('idempotency keys in the store on $name', ({ name, fresh }) =
     }
   });
 
+  it('commits a batch of 450 keyed records (more than one statement holds) once each, and finds them all again', async () => {
+    const { store, commits, answers } = await counted(await fresh());
+    try {
+      const keys = Array.from({ length: 450 }, (_, i) => `bulk-${i}`);
+      const stored = await Promise.all(keys.map((key, i) => store.append(msg(`bulk ${i}`), undefined, key)));
+      expect(commits).toEqual([450]);
+      expect(new Set(stored.map((record) => record.seq)).size).toBe(450);
+      expect(stored.some((record) => record.duplicate)).toBe(false);
+      const again = await Promise.all(keys.map((key, i) => store.append(msg(`bulk ${i}`), undefined, key)));
+      expect(commits).toEqual([450, 450]);
+      expect(answers[1].duplicates?.size).toBe(450);
+      expect(again.map((record) => record.seq)).toEqual(stored.map((record) => record.seq));
+      expect(await store.count()).toBe(450);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('resolves a batch of nothing but keys stored before without storing anything', async () => {
     const { store, commits } = await counted(await fresh());
     try {
