@@ -235,7 +235,7 @@ export class AppendQueue {
     });
     const { seqs, duplicates } = await this.backend.commitRecords(rows);
     this.unavailable = undefined;
-    // Stryker disable next-line ArithmeticOperator,ConditionalExpression,EqualityOperator: the count only paces the projection's next run (projection.wake); what the views hold is read from the marks, whatever it says
+    // Stryker disable next-line ArithmeticOperator,LogicalOperator,ConditionalExpression,EqualityOperator: the count only paces the projection's next run (projection.wake); what the views hold is read from the marks, whatever it says
     const stored = rows.length - (duplicates?.size ?? 0);
     // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
     if (stored > 0) this.hooks.committed(stored);
