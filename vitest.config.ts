@@ -17,7 +17,7 @@ const LOAD_SENSITIVE = {
     'test/faults/**/*.test.ts',
     'test/samples/**/*.test.ts',
     'test/demo/**/*.test.ts',
-    'test/client/{burst,close,concurrency,delivery,delivery-queue,diagnose,intake,persistence,persistence-store,process,replay,short-lived,signals,track-and-forget,transports,warnings}.test.ts',
+    'test/client/{burst,close,concurrency,delivery,delivery-queue,diagnose,idempotency-key,intake,persistence,persistence-store,process,replay,short-lived,signals,track-and-forget,transports,warnings}.test.ts',
     'test/middleware/{robustness,shutdown}.test.ts',
   ],
   endpoint: [

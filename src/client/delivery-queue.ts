@@ -78,6 +78,11 @@ interface FlushWaiter {
 /** How much of a refusal's answer its message shows. */
 const MAX_ANSWER_CHARS = 300;
 
+/**
+ * The headers of every request; each also carries its record's `Idempotency-Key` (the same on
+ * every attempt of the record), so that the endpoint stores a record once however often it is
+ * sent (a retry after a 504 or a lost connection).
+ */
 const HEADERS = Object.freeze({ 'content-type': 'application/json' });
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
@@ -237,10 +242,10 @@ export class DeliveryQueue {
     try {
       // Stryker disable next-line ConditionalExpression,BlockStatement: the default transport's send() sends the same request; the direct path only saves a promise per request
       if (this.sendDirect !== undefined) {
-        this.sendDirect({ url, body: bodyBytes(record), headers: HEADERS, timeoutMs }, (error, response) => this.settle(lane, record, response, error));
+        this.sendDirect({ url, body: bodyBytes(record), headers: HEADERS, idempotencyKey: record.key, timeoutMs }, (error, response) => this.settle(lane, record, response, error));
         return;
       }
-      sent = this.transport.send({ url, body: record.text, headers: HEADERS, timeoutMs });
+      sent = this.transport.send({ url, body: record.text, headers: { ...HEADERS, 'idempotency-key': record.key }, timeoutMs });
     } catch (error) {
       sent = Promise.reject(error);
     }

@@ -2,6 +2,7 @@
  * The shapes the delivery queue takes and gives: a queued record, how a log call settles, and the
  * counters behind `stats()`.
  */
+import { randomUUID } from 'node:crypto';
 import type { PlatformKind, RecordType } from '../protocol/index.js';
 import type { TrackingDeliveryError } from './errors.js';
 import { bodyText, type BodyHolder } from './bodies.js';
@@ -73,10 +74,16 @@ export class QueuedRecord implements BodyHolder {
     readonly laneKey: string,
     /** When it was logged: its number in the order the client took records (saved with it, to keep each user's order across restarts). */
     readonly seq: number,
-    /** For a record re-sent from `persistDir`: its number in the replay, and when it was first logged. */
-    readonly origin: { index: number; at: SavedAt } | undefined,
+    /** For a record re-sent from `persistDir`: its number in the replay, when it was first logged, and its idempotency key. */
+    readonly origin: { index: number; at: SavedAt; key: string } | undefined,
     /** The caller's promise, when it asked for one. */
     readonly waiter: RecordWaiter | undefined,
+    /**
+     * Its idempotency key, sent as the `Idempotency-Key` header of every attempt and saved with it
+     * to `persistDir`, so that the endpoint stores it once however often it is sent: a new random
+     * UUID when it is logged, the saved one when it is re-sent from `persistDir`.
+     */
+    readonly key: string = origin?.key ?? randomUUID(),
   ) {}
 
   /** The JSON body as text. */

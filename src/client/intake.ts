@@ -5,6 +5,7 @@
  * saved to `persistDir` or dropped, and reported. Every record that comes in is counted once, in
  * `logged`, and ends up counted once more: delivered, failed, dropped or persisted.
  */
+import { randomUUID } from 'node:crypto';
 import { QueuedRecord, type RecordTarget } from './delivery-types.js';
 import type { DeliveryQueue, TrackResult } from './delivery-queue.js';
 import { endpointOf } from './diagnose.js';
@@ -87,7 +88,7 @@ export class Intake {
     // could never be queued. (What does not fit is saved to disk, after them.)
     const holds = origin === undefined && replay !== undefined && replay.holds(laneKey);
     if (this.parts.queue.isFull || (held > 0 && this.parts.queue.size + held >= this.parts.maxQueueSize) || (holds && held >= this.parts.maxQueueSize - 1)) {
-      const persisted = this.saveForLater(target, json, origin, seq);
+      const persisted = this.saveForLater(target, json, origin, seq, origin?.key ?? randomUUID());
       if (persisted) this.parts.queue.counters.persisted++;
       else this.parts.queue.counters.dropped++;
       // A burst past the cap shares one error, and one rejected promise, per kind of refusal for a
@@ -131,6 +132,7 @@ export class Intake {
       type: record.type,
       body: record.text,
       at,
+      key: record.key,
       send: () => this.send(record),
       saved: () => {
         this.parts.queue.counters.persisted++;
@@ -166,14 +168,15 @@ export class Intake {
 
   /**
    * Saves a record that cannot be delivered now for a later process: one re-sent from
-   * `persistDir` stays in the replay's files; any other is written with when it was logged.
+   * `persistDir` stays in the replay's files; any other is written with when it was logged and
+   * its idempotency key `key` (the next process sends it with that key).
    * Returns false when it could not be saved (`maxPersistBytes`, a failed write).
    */
-  saveForLater(target: RecordTarget, body: string, origin: QueuedRecord['origin'], seq: number): boolean {
+  saveForLater(target: RecordTarget, body: string, origin: QueuedRecord['origin'], seq: number, key: string): boolean {
     if (this.parts.store === undefined) return false;
     // A record re-sent from persistDir (origin) came from the replay, which this client keeps for good.
     if (origin !== undefined && this.parts.replay()!.keep(origin.index)) return true;
-    const saved: PersistedRecord = { platform: target.platform, type: target.type, body, at: origin?.at ?? [this.startedAt, seq] };
+    const saved: PersistedRecord = { platform: target.platform, type: target.type, body, at: origin?.at ?? [this.startedAt, seq], key };
     return this.parts.store.save([saved]) === 1;
   }
 

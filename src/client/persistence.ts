@@ -3,8 +3,9 @@
  * disk instead of being lost, and re-sent, paced, by the next client started with the same
  * directory (see replay.ts). Files are created with mode 0600.
  *
- * What is written: the platform, the record type, when the record was logged, and the JSON body,
- * one record per line. Never the API key (the next client rebuilds the URL with its own). A
+ * What is written: the platform, the record type, when the record was logged, its idempotency key
+ * (re-sent with it, so that the endpoint stores it once even if an earlier attempt was stored),
+ * and the JSON body, one record per line. Never the API key (the next client rebuilds the URL with its own). A
  * messenger outgoing record's `qs.access_token` is part of its body and is written as is, in a
  * 0600 file.
  *
@@ -23,7 +24,7 @@
  * send from them to a file of its own and then deletes them, so for that moment the directory holds
  * both (at most twice what was claimed). A crash then costs duplicates, never records.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PLATFORM_KINDS, RECORD_TYPES, type PlatformKind, type RecordType } from '../protocol/index.js';
@@ -37,6 +38,8 @@ export interface PersistedRecord {
   type: RecordType;
   /** When it was logged: what orders a user's saved records. */
   at: SavedAt;
+  /** Its idempotency key: the `Idempotency-Key` it was (or would have been) sent with. */
+  key: string;
   /** The serialized JSON body, exactly as it would be sent. */
   body: string;
 }
@@ -124,8 +127,16 @@ function atOf(value: unknown): SavedAt {
   return [0, 0];
 }
 
+/** A key the endpoint takes: 1 to 200 printable ASCII characters (a UUID, as the client makes them). */
+const KEY = /^[\x20-\x7e]{1,200}$/;
+
+/** A line's idempotency key, or a new one for a line written before lines had one (or whose key the endpoint would refuse). */
+function keyOf(value: unknown): string {
+  return typeof value === 'string' && KEY.test(value) ? value : randomUUID();
+}
+
 function lineOf(record: PersistedRecord): string {
-  return `{"platform":${JSON.stringify(record.platform)},"type":${JSON.stringify(record.type)},"at":[${record.at[0]},${record.at[1]}],"body":${record.body}}\n`;
+  return `{"platform":${JSON.stringify(record.platform)},"type":${JSON.stringify(record.type)},"at":[${record.at[0]},${record.at[1]}],"key":${JSON.stringify(record.key)},"body":${record.body}}\n`;
 }
 
 /** Writes undeliverable records to a directory and reads back what an earlier process left there. */
@@ -230,13 +241,13 @@ export class UndeliveredStore {
           skip(problem);
           continue;
         }
-        const record = parsed as { platform: PlatformKind; type: RecordType; at?: unknown; body: unknown };
+        const record = parsed as { platform: PlatformKind; type: RecordType; at?: unknown; key?: unknown; body: unknown };
         const checked = check(record);
         if ('problem' in checked) {
           skip(checked.problem);
           continue;
         }
-        records.push({ platform: record.platform, type: record.type, at: atOf(record.at), body: JSON.stringify(record.body), userId: checked.userId });
+        records.push({ platform: record.platform, type: record.type, at: atOf(record.at), key: keyOf(record.key), body: JSON.stringify(record.body), userId: checked.userId });
       }
     }
     // Stable: records logged at the same moment keep their order in the files.

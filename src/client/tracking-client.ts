@@ -148,7 +148,7 @@ export class TrackingClient {
       scrub: (text) => scrub(text, this.secrets),
       excerpt: (text, maxChars) => excerpt(text, maxChars, this.secrets),
       // Stryker disable next-line ConditionalExpression: without a store, saveForLater saves nothing and returns false, as no persist hook does
-      persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater(record.target, record.text, record.origin, record.seq),
+      persist: this.store === undefined ? undefined : (record) => this.intake.saveForLater(record.target, record.text, record.origin, record.seq, record.key),
       safeCause: (error) => safeCause(error, this.secrets),
       onQuiet: () => {
         this.guard.quiet();
@@ -196,7 +196,7 @@ export class TrackingClient {
         maxQueueSize: this.options.maxQueueSize,
         check: (record) => this.builder.checkSaved(record),
         queued: () => this.queue.size,
-        enqueue: (record, index) => this.intake.enqueue(this.targets.get(record.platform, record.type)!, record.body, record.userId, true, { index, at: record.at }),
+        enqueue: (record, index) => this.intake.enqueue(this.targets.get(record.platform, record.type)!, record.body, record.userId, true, { index, at: record.at, key: record.key }),
       });
       if (this.replay !== undefined) this.guard.arm();
     }

@@ -9,7 +9,11 @@ export interface TransportRequest {
   url: string;
   /** The JSON body, already serialized. */
   body: string;
-  /** Headers to send; always includes `content-type: application/json`. */
+  /**
+   * Headers to send; always includes `content-type: application/json`, and from the client,
+   * `idempotency-key`: the record's key, the same on every attempt of the record (and after a
+   * restart, for a record re-sent from `persistDir`), so that the endpoint stores it once.
+   */
   headers: Record<string, string>;
   /** Abort the request after this many milliseconds, rejecting with an error whose `code` is `ETIMEDOUT`. */
   timeoutMs: number;
@@ -47,9 +51,14 @@ export const MAX_RESPONSE_BODY_CHARS = 2048;
 // Stryker disable next-line StringLiteral: a symbol's description is never read (it is only looked up by identity)
 export const SEND_DIRECT: unique symbol = Symbol('send without a promise');
 
-/** A request sent through `SEND_DIRECT`: its body may also be the JSON's UTF-8 bytes (internal). */
+/**
+ * A request sent through `SEND_DIRECT`: its body may also be the JSON's UTF-8 bytes, and its
+ * idempotency key comes apart from `headers` (which are then the same object for every request),
+ * sent as an `Idempotency-Key` header after them (internal).
+ */
 export interface DirectRequest extends Omit<TransportRequest, 'body'> {
   body: string | Buffer;
+  idempotencyKey?: string;
 }
 
 /** A transport with `SEND_DIRECT` (internal). */

@@ -15,6 +15,7 @@ import { startSink, type Sink } from '../helpers/sink.js';
 
 const KEY = 'queue-key-31';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const transports: [string, () => Transport][] = [
   ['node:http', () => createNodeHttpTransport()],
@@ -387,8 +388,9 @@ describe('a transport of the user’s own', () => {
     const c = new TrackingClient({ apiKey: KEY, baseUrl: sink.url, logger: false, transport, requestTimeoutMs: 1_234 });
     await c.sms.logIncoming({ text: 'héllo', userId: 'u' });
     await c.close();
-    expect(seen).toEqual([{ body: '{"text":"héllo","userId":"u"}', headers: { 'content-type': 'application/json' }, timeoutMs: 1_234 }]);
+    expect(seen).toEqual([{ body: '{"text":"héllo","userId":"u"}', headers: { 'content-type': 'application/json', 'idempotency-key': expect.stringMatching(UUID) }, timeoutMs: 1_234 }]);
     expect(sink.requests[0].body).toEqual({ text: 'héllo', userId: 'u' });
+    expect(sink.requests[0].headers['idempotency-key']).toBe(seen[0].headers['idempotency-key']);
   });
 
   it('that throws, or rejects with something not an Error: the record is retried, then given up naming the failure', async () => {

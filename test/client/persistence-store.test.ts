@@ -22,7 +22,8 @@ afterEach(() => {
 
 const files = () => fs.readdirSync(dir).sort();
 const size = () => files().reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
-const record = (text: string, at: readonly [number, number] = [1, 1], userId = 'u'): PersistedRecord => ({ platform: 'sms', type: 'incoming', at, body: JSON.stringify({ text, userId }) });
+const record = (text: string, at: readonly [number, number] = [1, 1], userId = 'u'): PersistedRecord => ({ platform: 'sms', type: 'incoming', at, key: `key-${text}`, body: JSON.stringify({ text, userId }) });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const accept = (r: { body: unknown }) => ({ userId: (r.body as { userId: string }).userId });
 const texts = (records: readonly { body: string }[]) => records.map((r) => (JSON.parse(r.body) as { text: string }).text);
 
@@ -33,13 +34,13 @@ function deadPid(): number {
 }
 
 describe('a saved line', () => {
-  it('holds the platform, the type, when it was logged and the body, one record per line, in a file of its own', () => {
+  it('holds the platform, the type, when it was logged, its idempotency key and the body, one record per line, in a file of its own', () => {
     const store = new UndeliveredStore(dir, 1_000_000);
     expect(store.save([record('a', [5, 1]), record('b', [5, 2])])).toBe(2);
     expect(files()).toHaveLength(1);
     expect(files()[0]).toMatch(new RegExp(`^records-${process.pid}-[0-9a-z]+-[0-9a-f]{6}\\.ndjson$`));
     expect(fs.readFileSync(path.join(dir, files()[0]), 'utf8')).toBe(
-      '\n{"platform":"sms","type":"incoming","at":[5,1],"body":{"text":"a","userId":"u"}}\n{"platform":"sms","type":"incoming","at":[5,2],"body":{"text":"b","userId":"u"}}\n',
+      '\n{"platform":"sms","type":"incoming","at":[5,1],"key":"key-a","body":{"text":"a","userId":"u"}}\n{"platform":"sms","type":"incoming","at":[5,2],"key":"key-b","body":{"text":"b","userId":"u"}}\n',
     );
     expect(store.save([])).toBe(0);
   });
@@ -202,21 +203,45 @@ describe('claiming what earlier processes left', () => {
     );
     const claimed = new UndeliveredStore(dir, 1_000_000).claim((r) => ((r.body as { text: string }).text === 'refused' ? { problem: 'too odd' } : { userId: 'checked-user' }));
     expect(claimed.skipped).toEqual({ unreadable: 3, 'unknown platform': 1, 'unknown type': 1, 'too odd': 1 });
-    expect(claimed.records).toEqual([{ platform: 'sms', type: 'incoming', at: [0, 0], body: '{"text":"kept","userId":"someone"}', userId: 'checked-user' }]);
+    expect(claimed.records).toEqual([{ platform: 'sms', type: 'incoming', at: [0, 0], key: expect.stringMatching(UUID), body: '{"text":"kept","userId":"someone"}', userId: 'checked-user' }]);
+    claimed.release([]);
+  });
+});
+
+describe('idempotency keys of saved lines', () => {
+  it('reads back the key a line was saved with, and gives a line without one (or with one the endpoint would refuse) a new key', () => {
+    fs.writeFileSync(
+      path.join(dir, 'records-1-a.ndjson'),
+      [
+        JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, 1], key: 'saved key ~!', body: { text: 'kept key', userId: 'u' } }),
+        JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, 2], body: { text: 'no key', userId: 'u' } }),
+        JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, 3], key: '', body: { text: 'empty key', userId: 'u' } }),
+        JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, 4], key: 'k'.repeat(201), body: { text: 'long key', userId: 'u' } }),
+        JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, 5], key: 'clé', body: { text: 'odd key', userId: 'u' } }),
+        JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, 6], key: 42, body: { text: 'number key', userId: 'u' } }),
+        JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, 7], key: 'k'.repeat(200), body: { text: 'longest key', userId: 'u' } }),
+      ].join('\n'),
+    );
+    const claimed = new UndeliveredStore(dir, 1_000_000).claim(accept);
+    const keys = claimed.records.map((r) => r.key);
+    expect(keys[0]).toBe('saved key ~!');
+    for (const key of keys.slice(1, 6)) expect(key).toMatch(UUID);
+    expect(new Set(keys).size).toBe(7);
+    expect(keys[6]).toBe('k'.repeat(200));
     claimed.release([]);
   });
 });
 
 describe('done with what it claimed', () => {
   it('writes what is still to send to its own file, then deletes the claimed files; once only', () => {
-    fs.writeFileSync(path.join(dir, 'records-1-a.ndjson'), `${JSON.stringify({ platform: 'sms', type: 'incoming', at: [3, 4], body: { text: 'left', userId: 'u' } })}\n`);
+    fs.writeFileSync(path.join(dir, 'records-1-a.ndjson'), `${JSON.stringify({ platform: 'sms', type: 'incoming', at: [3, 4], key: 'k-left', body: { text: 'left', userId: 'u' } })}\n`);
     const store = new UndeliveredStore(dir, 1);
     const claimed = store.claim(accept);
     // Its records are written back even past maxBytes: they are on disk already.
     expect(claimed.release(claimed.records)).toBe(1);
     expect(files()).toHaveLength(1);
     expect(files()[0]).toMatch(/^records-\d+-[0-9a-z]+-[0-9a-f]{6}\.ndjson$/);
-    expect(fs.readFileSync(path.join(dir, files()[0]), 'utf8')).toBe('\n{"platform":"sms","type":"incoming","at":[3,4],"body":{"text":"left","userId":"u"}}\n');
+    expect(fs.readFileSync(path.join(dir, files()[0]), 'utf8')).toBe('\n{"platform":"sms","type":"incoming","at":[3,4],"key":"k-left","body":{"text":"left","userId":"u"}}\n');
     expect(claimed.release(claimed.records)).toBe(0);
     expect(files()).toHaveLength(1);
   });

@@ -188,7 +188,7 @@ describe('persistDir under attack', () => {
     // What a torn append leaves in the store's own file: half a line, no newline.
     const file = (store as unknown as { file: string }).file;
     fs.writeFileSync(file, '{"platform":"sms","type":"incoming","body":{"text":"to');
-    expect(store.save([{ platform: 'sms', type: 'incoming', at: [1, 1], body: JSON.stringify({ text: 'after the tear', userId: 'u' }) }])).toBe(1);
+    expect(store.save([{ platform: 'sms', type: 'incoming', at: [1, 1], key: 'k', body: JSON.stringify({ text: 'after the tear', userId: 'u' }) }])).toBe(1);
     const next = new UndeliveredStore(dir, 1_000_000);
     const claimed = next.claim(() => ({ userId: 'u' }));
     expect(claimed.records.map((r) => JSON.parse(r.body).text)).toEqual(['after the tear']);
@@ -324,7 +324,7 @@ describe('what a restarted client re-sends', () => {
   }, 20_000);
 
   it('holds no more than maxPersistBytes on disk while a replay is under way: the files it claimed count until they are gone', async () => {
-    const saved = Array.from({ length: 100 }, (_, i) => line({ platform: 'sms', type: 'incoming', at: [1, i + 1], body: { text: `saved ${i}`, userId: `s${i % 5}` } }));
+    const saved = Array.from({ length: 100 }, (_, i) => line({ platform: 'sms', type: 'incoming', at: [1, i + 1], key: `saved-key-${i}`, body: { text: `saved ${i}`, userId: `s${i % 5}` } }));
     fs.writeFileSync(path.join(dir, 'records-1-backlog.ndjson'), saved.join(''));
     const backlog = fs.statSync(path.join(dir, 'records-1-backlog.ndjson')).size;
     const maxPersistBytes = Math.ceil(backlog * 1.2);

@@ -48,7 +48,7 @@ function make(options: TrackingClientOptions = {}): TrackingClient {
 
 /** Saves `count` sms records as an earlier process would have, users round `users`. */
 function saveBacklog(count: number, users = 5, prefix = 'saved'): void {
-  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, i + 1], body: { text: `${prefix} ${i}`, userId: `${prefix}-u${i % users}` } }));
+  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ platform: 'sms', type: 'incoming', at: [1, i + 1], key: `${prefix}-k${i}`, body: { text: `${prefix} ${i}`, userId: `${prefix}-u${i % users}` } }));
   fs.writeFileSync(path.join(dir, 'records-1-earlier.ndjson'), `${lines.join('\n')}\n`);
 }
 
@@ -294,6 +294,7 @@ function heldRecord(text: string, userId: string) {
     platform: 'sms',
     type: 'incoming',
     at: [2, 1],
+    key: `held-${text}`,
     body: JSON.stringify({ text, userId }),
     send: () => void calls.push('send'),
     saved: () => void calls.push('saved'),
@@ -376,7 +377,7 @@ describe('a replay, driven directly (replaySaved on a real store)', () => {
     saveBacklog(3, 3);
     const store = new UndeliveredStore(dir, 1_000_000);
     // A record of this process's own, saved before: the file the store writes to.
-    expect(store.save([{ platform: 'sms', type: 'incoming', at: [2, 1], body: JSON.stringify({ text: 'own', userId: 'own-u' }) }])).toBe(1);
+    expect(store.save([{ platform: 'sms', type: 'incoming', at: [2, 1], key: 'own-key', body: JSON.stringify({ text: 'own', userId: 'own-u' }) }])).toBe(1);
     const own = fs.readdirSync(dir).find((f) => f.startsWith(`records-${process.pid}-`))!;
     const earlier = fs.readFileSync(path.join(dir, 'records-1-earlier.ndjson'), 'utf8');
     const { target, offered, entries } = replayTarget();
@@ -462,9 +463,9 @@ describe('a replay, driven directly (replaySaved on a real store)', () => {
 
   it("finish() saves records held behind their user's saved ones after them; one that does not fit under maxBytes is given up", async () => {
     saveBacklog(1, 1);
-    const lineBytes = (at: [number, number], body: object) => Buffer.byteLength(`${JSON.stringify({ platform: 'sms', type: 'incoming', at, body })}\n`);
+    const lineBytes = (at: [number, number], key: string, body: object) => Buffer.byteLength(`${JSON.stringify({ platform: 'sms', type: 'incoming', at, key, body })}\n`);
     // Room for the saved record written back (after a blank line) and, in a second write, one held record only.
-    const maxBytes = 1 + lineBytes([1, 1], { text: 'saved 0', userId: 'saved-u0' }) + 1 + lineBytes([2, 1], { text: 'live 0', userId: 'saved-u0' });
+    const maxBytes = 1 + lineBytes([1, 1], 'saved-k0', { text: 'saved 0', userId: 'saved-u0' }) + 1 + lineBytes([2, 1], 'held-live 0', { text: 'live 0', userId: 'saved-u0' });
     const { target, offered } = replayTarget();
     const replay = replaySaved(new UndeliveredStore(dir, maxBytes), target)!;
     const first = heldRecord('live 0', 'saved-u0');

@@ -79,13 +79,15 @@ export interface ScenarioReport {
   maxQueueSize: number;
   /** Requests the endpoint accepted but whose answer never reached the client (a timeout or a reset after storing). */
   answersLost: number;
+  /** Requests the endpoint answered 200 without storing: their record was stored before under the same Idempotency-Key (a retry of a lost answer). */
+  replayed: number;
   /** Shortest wait, after a 429 with Retry-After, before the same record came again (ms); null without 429s. */
   minWaitAfter429Ms: number | null;
   /** Markers whose first stored copies are out of the order they were logged in, per user. */
   orderViolations: string[];
   /** Markers stored that nobody logged. */
   strangers: string[];
-  /** Markers whose stored copies differ from the requests the endpoint accepted for them. */
+  /** Markers whose stored copies differ from the requests the endpoint accepted for them (and stored: a replay is not counted). */
   copyMismatches: string[];
   /** Markers the client resolved as delivered but the endpoint does not have. */
   deliveredButMissing: string[];
@@ -381,7 +383,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
   }
   const copyMismatches: string[] = [];
   for (const [marker, copies] of stored) {
-    const accepted = (perMarker.get(marker) ?? []).filter((r) => r.endpointStatus === 200).length;
+    // An attempt answered 200 as a replay (its key was stored before) stored nothing.
+    const accepted = (perMarker.get(marker) ?? []).filter((r) => r.endpointStatus === 200 && !r.replayed).length;
     if (copies !== accepted) copyMismatches.push(`${marker}: ${copies} stored, ${accepted} accepted`);
   }
   const entries = [...logged.entries()];
@@ -402,6 +405,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions = {}):
     peakQueued: peak,
     maxQueueSize,
     answersLost: ours.filter((r) => r.endpointStatus === 200 && !r.answered).length,
+    replayed: ours.filter((r) => r.replayed === true).length,
     minWaitAfter429Ms,
     orderViolations,
     strangers: [...stored.keys()].filter((m) => !logged.has(m)),

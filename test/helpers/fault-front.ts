@@ -40,6 +40,8 @@ export interface FrontRequest {
   answeredAt?: number;
   /** The front wrote an answer and the connection was still open to take it. */
   answered: boolean;
+  /** The endpoint answered that it had stored the record before, under its Idempotency-Key (`Idempotent-Replayed: true`). */
+  replayed?: boolean;
 }
 
 export interface FaultFront {
@@ -89,7 +91,11 @@ export async function startFaultFront(target: string, initial: Plan = () => FORW
   function forward(request: FrontRequest, headers: http.IncomingHttpHeaders): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string } | undefined> {
     return new Promise((resolve) => {
       const out = http.request(
-        { host: upstream.hostname, port: upstream.port, path: request.url, method: 'POST', agent, headers: { 'content-type': headers['content-type'] ?? 'application/json', 'content-length': Buffer.byteLength(request.rawBody) } },
+        {
+          host: upstream.hostname, port: upstream.port, path: request.url, method: 'POST', agent,
+          // The record's Idempotency-Key goes through, as a proxy passes a request's headers on.
+          headers: { 'content-type': headers['content-type'] ?? 'application/json', 'content-length': Buffer.byteLength(request.rawBody), ...(headers['idempotency-key'] === undefined ? {} : { 'idempotency-key': headers['idempotency-key'] }) },
+        },
         (res) => {
           let body = '';
           res.setEncoding('utf8');
@@ -125,10 +131,12 @@ export async function startFaultFront(target: string, initial: Plan = () => FORW
     const forwarded = await forward(request, req.headers);
     if (forwarded === undefined) return reset();
     request.endpointStatus = forwarded.status;
+    request.replayed = forwarded.headers['idempotent-replayed'] === 'true';
     if (fault.kind === 'reset') return reset();
     if (fault.kind === 'slow' && fault.when === 'after-store') await hold(fault.holdMs);
     const headers: Record<string, string> = {};
     if (typeof forwarded.headers['retry-after'] === 'string') headers['retry-after'] = forwarded.headers['retry-after'];
+    if (request.replayed) headers['idempotent-replayed'] = 'true';
     answer(request, res, forwarded.status, headers, forwarded.body);
   }
 

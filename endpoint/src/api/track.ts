@@ -1,7 +1,11 @@
 /**
- * `POST /track`: checks the key, the query, the Content-Type, the size and the shape of the
- * body, in that order, then stores the record and answers `{ ok: true, id }` once it is written:
- * `503` means it was not stored, `504` that the database could not tell whether it was.
+ * `POST /track`: checks the key, the query, the `Idempotency-Key` header, the Content-Type, the
+ * size and the shape of the body, in that order, then stores the record and answers
+ * `{ ok: true, id }` once it is written: `503` means it was not stored, `504` that the database
+ * could not tell whether it was. A record sent with an `Idempotency-Key` its bot's records already
+ * hold is answered as the first was (`200`, that record's id, and `Idempotent-Replayed: true`)
+ * and not stored again: a client that retries a 504 or a lost connection with the same key stores
+ * its record once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { check, genericSchema, validate, type ValidationIssue } from 'botbuilder-conversation-analytics/protocol';
@@ -21,6 +25,25 @@ function isJson(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const semi = contentType.indexOf(';');
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === 'application/json';
+}
+
+/** The longest `Idempotency-Key` taken (a UUID is 36 characters). */
+export const MAX_IDEMPOTENCY_KEY = 200;
+
+/** Printable ASCII (space to `~`), 1 to 200 characters. */
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,200}$/;
+
+/**
+ * The request's `Idempotency-Key` header: `undefined` when it has none, else the key, or the
+ * problem when it is not 1 to 200 printable ASCII characters (the key itself is never echoed).
+ */
+export function idempotencyKeyOf(req: IncomingMessage): { key: string | undefined } | { problem: ValidationIssue } {
+  // A header Node does not know is one string, repeated ones joined with ', ' (http.IncomingMessage.headers).
+  const key = req.headers['idempotency-key'] as string | undefined;
+  // Stryker disable next-line ConditionalExpression: RegExp.test(undefined) tests the text "undefined", which passes, so without this test a request without the header is let through the same
+  if (key === undefined || IDEMPOTENCY_KEY.test(key)) return { key };
+  const received = key.length === 0 ? 'an empty value' : key.length > MAX_IDEMPOTENCY_KEY ? `${key.length} characters` : 'a character outside printable ASCII';
+  return { problem: { path: 'Idempotency-Key (header)', expected: `1 to ${MAX_IDEMPOTENCY_KEY} printable ASCII characters (such as a UUID), or no such header`, received } };
 }
 
 /** Answers before reading the body; a large or unsized body is not drained, the connection is closed instead. */
@@ -61,6 +84,11 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     setRefusalCode(res, 'invalid_query');
     return refuse(req, res, context, 400, 'The query string does not make a valid tracking request.', checked.problems);
   }
+  const idempotency = idempotencyKeyOf(req);
+  if ('problem' in idempotency) {
+    setRefusalCode(res, 'invalid_idempotency_key');
+    return refuse(req, res, context, 400, 'The Idempotency-Key header is not valid.', [idempotency.problem]);
+  }
   if (!isJson(req.headers['content-type'])) {
     return refuse(req, res, context, 415, 'Content-Type must be application/json (a charset parameter is fine).');
   }
@@ -87,20 +115,27 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
   // Card numbers, secret-named fields and (when asked) emails and phone numbers never reach the database.
   const masked = maskRecordBody(parsed.value, context.options.masking);
   let id: number;
+  let replayed = false;
   try {
     const record = await context.store.append(
       { platform: target.platform, platformKind: target.kind, v: target.v, type: target.type, bot: key.bot, body: masked.value },
       parsed.scrubbed || stripped || masked.changed ? undefined : oneLine(body.text),
+      idempotency.key,
     );
     id = record.seq;
-    if (masked.changed) context.requests.masked();
-    if (target.clientVersion) context.requests.clientVersion(target.v!);
-    const ahead = entriesAhead(record);
-    if (ahead > 0) context.requests.placedAtArrival(ahead);
+    if (record.duplicate) {
+      // Stored before, with this key: answered as then, and nothing counted twice.
+      replayed = true;
+    } else {
+      if (masked.changed) context.requests.masked();
+      if (target.clientVersion) context.requests.clientVersion(target.v!);
+      const ahead = entriesAhead(record);
+      if (ahead > 0) context.requests.placedAtArrival(ahead);
+    }
   } catch (error) {
     if (error instanceof CommitOutcomeUnknownError) {
       context.options.log(`tracking endpoint: a record may or may not be stored: ${error.message}`);
-      return sendError(res, 504, 'The database did not confirm whether the record was stored (the connection to it was lost during the commit and it did not answer again in time): it may have been. Sending it again may store it twice.');
+      return sendError(res, 504, 'The database did not confirm whether the record was stored (the connection to it was lost during the commit and it did not answer again in time): it may have been. Sending it again with the same Idempotency-Key stores it once; without one, it may store it twice.');
     }
     if (error instanceof CatchingUpError) {
       // It waited for room past maxWriteWaitMs and was never committed: not stored, and the client may send it again.
@@ -112,5 +147,5 @@ export async function handleTrack(req: IncomingMessage, res: ServerResponse, { q
     return sendError(res, 503, 'The record could not be saved (the data file could not be written); it was not stored. Try again later.', undefined, { 'Retry-After': 1 });
   }
   const accepted: TrackAccepted = { ok: true, id };
-  sendJson(res, 200, accepted);
+  sendJson(res, 200, accepted, replayed ? { 'Idempotent-Replayed': 'true' } : undefined);
 }

@@ -20,10 +20,12 @@ export interface Backend {
   /** Numbers for `count` new records, in increasing order, inside `trx`. */
   allocateSeqs(trx: Transaction<Database>, count: number): Promise<number[]>;
   /**
-   * Numbers `rows` and commits them, each marked unprojected, in one transaction. Resolves with
-   * their numbers, in order, once committed; rejects with nothing stored.
+   * Numbers `rows` and commits them, each marked unprojected, in one transaction; a row whose
+   * (bot, idempotency key) is stored already is not stored again. Resolves once committed with
+   * each row's number, in order (for such a row, the stored record's); rejects with nothing stored.
+   * `rows` hold no two of one (bot, key).
    */
-  commitRecords(rows: readonly RecordRow[]): Promise<number[]>;
+  commitRecords(rows: readonly RecordRow[]): Promise<CommittedRows>;
   /** The highest number marked unprojected (0 for none), as committed now. */
   highestUnprojected(): Promise<number>;
   /** The lowest number marked unprojected (0 for none), as committed now. */
@@ -56,6 +58,14 @@ export interface Backend {
   /** Whether a failure means the database cannot be reached or cannot write now (rather than a bad record). */
   isUnavailable(error: unknown): boolean;
   close(): Promise<void>;
+}
+
+/** What a commit of rows did with each. */
+export interface CommittedRows {
+  /** Each row's number, in order: its own, or, for a row in `duplicates`, the number of the record stored before with its (bot, key). */
+  seqs: number[];
+  /** The rows (by index) not stored because a record with their (bot, idempotency key) was; absent when none. */
+  duplicates?: ReadonlySet<number>;
 }
 
 /** What the store tells of the database's failures and returns (for the endpoint's metrics). */

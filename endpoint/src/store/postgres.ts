@@ -9,7 +9,7 @@ import { PostgresDialect, sql } from 'kysely';
 import type { ClientConfig, Pool } from 'pg';
 import { TrackingEndpointError } from '../errors.js';
 import { insertRecords } from './append.js';
-import { CommitOutcomeUnknownError, type Backend, type DatabaseEvents } from './backend.js';
+import { CommitOutcomeUnknownError, type Backend, type CommittedRows, type DatabaseEvents } from './backend.js';
 import { resolveCommitOutcome, COMMIT_CHECK_MS } from './commit-outcome.js';
 import { postgresDialect } from './dialect.js';
 import { loadDriver } from './drivers.js';
@@ -171,16 +171,16 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
   const checkMs = options.commitCheckMs ?? COMMIT_CHECK_MS;
   /**
    * The COMMIT of `rows` (numbered `seqs`) was sent and failed with `error`, maybe after it took
-   * effect (the connection was lost before its answer): resolves with `seqs` if the rows are
+   * effect (the connection was lost before its answer): resolves if the rows are
    * there, rejects with `error` if not, or with a `CommitOutcomeUnknownError` when the database
    * does not answer within `checkMs`.
    */
-  const settleCommit = async (rows: readonly RecordRow[], seqs: number[], error: unknown): Promise<number[]> => {
+  const settleCommit = async (rows: readonly RecordRow[], seqs: number[], error: unknown): Promise<void> => {
     const outcome = await resolveCommitOutcome(() => rowsStored(pool, rows, seqs), checkMs);
     const lost = `tracking endpoint: the answer to a commit of ${rows.length} record(s) was lost (${reasonOf(error)})`;
     if (outcome === 'committed') {
       options.log(`${lost}; they are stored.`);
-      return seqs;
+      return;
     }
     if (outcome === 'not committed') {
       options.log(`${lost}; they were not stored.`);
@@ -205,13 +205,17 @@ export async function openPostgres(options: PostgresOptions): Promise<Backend & 
       return rows.map((row) => Number(row.seq)).sort((a, b) => a - b);
     },
     async commitRecords(rows) {
-      let seqs: number[] | undefined;
+      let committed: CommittedRows | undefined;
       try {
-        return await db.transaction().execute(async (trx) => (seqs = await insertRecords(trx, backend, rows)));
+        return await db.transaction().execute(async (trx) => (committed = await insertRecords(trx, backend, rows)));
       } catch (error) {
         // Failed before its COMMIT was sent (rolled back), or the database answered the COMMIT with a refusal: nothing stored.
-        if (seqs === undefined || !isUnavailable(error)) throw error;
-        return settleCommit(rows, seqs, error);
+        if (committed === undefined || !isUnavailable(error)) throw error;
+        // What the transaction wrote is what to look for: not the rows found stored before by their key (those stay stored either way).
+        const { seqs, duplicates } = committed;
+        const mine = duplicates === undefined ? [...rows.keys()] : [...rows.keys()].filter((i) => !duplicates.has(i));
+        await settleCommit(mine.map((i) => rows[i]), mine.map((i) => seqs[i]), error);
+        return committed;
       }
     },
     highestUnprojected: () => unprojected('max'),

@@ -27,6 +27,8 @@ export interface RecordsTable {
   bot: string;
   /** The body: JSON text on SQLite, jsonb on PostgreSQL (written as text, read back parsed). */
   body: ColumnType<unknown, string, string>;
+  /** The `Idempotency-Key` header it was sent with; null when none. Unique per bot (migration 0007). */
+  idempotency_key: string | null;
 }
 
 /** One transcript entry: a message in, a message out, or an event. */

@@ -10,7 +10,7 @@
  * and the dialect helpers with the store.
  */
 import type { Kysely } from 'kysely';
-import { AppendQueue } from './append.js';
+import { AppendQueue, type AppendedRecord } from './append.js';
 import { DEFAULT_WAIT_BOUNDS, type Lag, type WaitBounds } from './catching-up.js';
 import { StoreUnavailableError, type Backend } from './backend.js';
 import type { Dialect, DialectName } from './dialect.js';
@@ -23,6 +23,7 @@ import type { Database } from './schema.js';
 import type { StoredRecord } from '../types.js';
 
 export { CommitOutcomeUnknownError, StoreUnavailableError, type Backend } from './backend.js';
+export type { AppendedRecord } from './append.js';
 export { CatchingUpError, DEFAULT_WAIT_BOUNDS, type Lag, type WaitBounds } from './catching-up.js';
 export { recordOf } from './record-row.js';
 export { userHash, type Erasure, type ForgetRequest } from './forget.js';
@@ -110,12 +111,15 @@ export class RecordStore implements StoredRecords {
    * database's own error when it refused this record. When the connection to the database is lost
    * during the commit, it first asks the database whether the record is stored (and resolves if it
    * is); a `CommitOutcomeUnknownError` when it could not find out in time: the record may be stored.
+   * `idempotencyKey`: the key the client sent the record with (printable ASCII, checked by the
+   * caller): when a record of the same bot was stored with it, resolves with that record's number
+   * and `duplicate: true`, and stores nothing (also when both come at once, on any endpoint).
    */
-  append(input: NewRecord, bodyJson?: string): Promise<StoredRecord> {
+  append(input: NewRecord, bodyJson?: string, idempotencyKey?: string): Promise<AppendedRecord> {
     if (this.closed) return Promise.reject(new StoreUnavailableError('The store is closed.'));
     const receivedAt = new Date().toISOString();
     const record: StoredRecord = { seq: 0, receivedAt, occurredAt: receivedAt, ...input };
-    return this.appends.append(record, bodyJson ?? JSON.stringify(input.body));
+    return this.appends.append(record, bodyJson ?? JSON.stringify(input.body), idempotencyKey);
   }
 
   /**

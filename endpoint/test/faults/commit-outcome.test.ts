@@ -119,11 +119,43 @@ describe('POST /track when the answer to its commit is lost', () => {
     expect(res.headers.get('retry-after')).toBeNull();
     expect(res.body).toEqual({
       ok: false,
-      error: 'The database did not confirm whether the record was stored (the connection to it was lost during the commit and it did not answer again in time): it may have been. Sending it again may store it twice.',
+      error: 'The database did not confirm whether the record was stored (the connection to it was lost during the commit and it did not answer again in time): it may have been. Sending it again with the same Idempotency-Key stores it once; without one, it may store it twice.',
     });
     expect(log.some((line) => line.startsWith('tracking endpoint: a record may or may not be stored: The connection to the database was lost while the record was being committed, and the database did not answer within 4000 ms'))).toBe(true);
     proxy.restore();
     expect(await storedWith('unknown')).toBe(0);
+  }, 15_000);
+});
+
+describe('POST /track with an Idempotency-Key, when the answer to its commit is lost', () => {
+  it('stores once a record answered 504 whose commit landed, when it is sent again with its key: 200 with the stored id', async () => {
+    await begin();
+    const lost = proxy.next('lose-answer', { refuseAfter: true });
+    const answer = track(endpoint!, Q.universalIn, message('u1', 'landed, unknown'), { 'Idempotency-Key': 'retry-1' });
+    await lost;
+    expect((await answer).status).toBe(504);
+    proxy.restore();
+    const again = await track(endpoint!, Q.universalIn, message('u1', 'landed, unknown'), { 'Idempotency-Key': 'retry-1' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const rows = await queryDatabase<{ seq: number }>(db.url, `select seq::int from records where body->>'text' = 'landed, unknown'`);
+    expect(rows).toEqual([{ seq: again.body.id }]);
+  }, 15_000);
+
+  it('stores once a record answered 504 whose commit did not land, when it is sent again with its key', async () => {
+    await begin();
+    const dropped = proxy.next('drop-commit', { refuseAfter: true });
+    const answer = track(endpoint!, Q.universalIn, message('u1', 'dropped, unknown'), { 'Idempotency-Key': 'retry-2' });
+    await dropped;
+    expect((await answer).status).toBe(504);
+    proxy.restore();
+    const again = await track(endpoint!, Q.universalIn, message('u1', 'dropped, unknown'), { 'Idempotency-Key': 'retry-2' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(await storedWith('dropped, unknown')).toBe(1);
+    const third = await track(endpoint!, Q.universalIn, message('u1', 'dropped, unknown'), { 'Idempotency-Key': 'retry-2' });
+    expect(third.body.id).toBe(again.body.id);
+    expect(await storedWith('dropped, unknown')).toBe(1);
   }, 15_000);
 });
 
@@ -168,6 +200,36 @@ describe('the store, when the answer to a commit is lost', () => {
     const health = await s.health();
     expect(health).toMatchObject({ ok: false });
     expect((health as { reason: string }).reason).toContain('did not answer within 200 ms');
+  });
+
+  it('finds a batch stored whose commit landed, when it held a key stored before: the others by their rows, that one by its key', async () => {
+    const s = await open(3_000);
+    const original = await s.append(universal('incoming', { text: 'original', userId: 'u1' }), undefined, 'seen');
+    const lost = proxy.next('lose-answer');
+    const appends = [
+      s.append(universal('incoming', { text: 'new 1', userId: 'u1' }), undefined, 'fresh'),
+      s.append(universal('incoming', { text: 'original', userId: 'u1' }), undefined, 'seen'),
+      s.append(universal('incoming', { text: 'new 2', userId: 'u2' })),
+    ];
+    await lost;
+    const stored = await Promise.all(appends);
+    expect(stored[1]).toMatchObject({ seq: original.seq, duplicate: true });
+    expect(stored[0].duplicate).toBeUndefined();
+    expect(log).toContainEqual(expect.stringMatching(/^tracking endpoint: the answer to a commit of 2 record\(s\) was lost \(.+\); they are stored\.$/));
+    const rows = await queryDatabase<{ seq: number; text: string }>(db.url, `select seq::int, body->>'text' as text from records order by seq`);
+    expect(rows).toEqual([{ seq: original.seq, text: 'original' }, { seq: stored[0].seq, text: 'new 1' }, { seq: stored[2].seq, text: 'new 2' }]);
+  });
+
+  it('stores once a record whose outcome was unknown, appended again with its key', async () => {
+    const s = await open(300);
+    const lost = proxy.next('lose-answer', { refuseAfter: true });
+    const first = s.append(universal('incoming', { text: 'unknown keyed', userId: 'u1' }), undefined, 'again').catch((error: unknown) => error);
+    await lost;
+    expect(await first).toBeInstanceOf(CommitOutcomeUnknownError);
+    proxy.restore();
+    const again = await s.append(universal('incoming', { text: 'unknown keyed', userId: 'u1' }), undefined, 'again');
+    expect(again.duplicate).toBe(true);
+    expect(await queryDatabase(db.url, `select seq::int as seq from records`)).toEqual([{ seq: again.seq }]);
   });
 
   it('rejects with a StoreUnavailableError when the commit did not land', async () => {

@@ -235,13 +235,14 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions = {}):
     return t;
   }
 
-  /** The headers of one request: the caller's (as a raw list, made once for the same headers object and host), then its length. */
+  /** The headers of one request: the caller's (as a raw list, made once for the same headers object and host), its idempotency key if it comes apart, then its length. */
   function headersOf(request: DirectRequest, t: Target): string[] {
     if (lastHeaders === undefined || lastHeaders.headers !== request.headers || lastHeaders.host !== t.host) {
       lastHeaders = { headers: request.headers, host: t.host, raw: rawHeaders(request.headers, t.host) };
     }
     const raw = lastHeaders.raw.slice();
-    const { body } = request;
+    const { body, idempotencyKey } = request;
+    if (idempotencyKey !== undefined) raw.push('Idempotency-Key', idempotencyKey);
     raw.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
     return raw;
   }

@@ -13,6 +13,7 @@ import { projection } from './0003-projection.js';
 import { readIndexes } from './0004-read-indexes.js';
 import { erasures } from './0005-erasures.js';
 import { timeOrder } from './0006-time-order.js';
+import { idempotency } from './0007-idempotency.js';
 import { buttonLabels } from './0008-button-labels.js';
 
 /** Every version of the schema, by name (names sort in the order they run). */
@@ -23,6 +24,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0004_read_indexes': readIndexes(dialect),
     '0005_erasures': erasures(dialect),
     '0006_time_order': timeOrder(dialect),
+    '0007_idempotency': idempotency(),
     '0008_button_labels': buttonLabels(dialect),
   };
 }
