@@ -28,6 +28,7 @@ export async function handleUsers(_req: IncomingMessage, res: ServerResponse, { 
   const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body = await listUsers(store, parsed.filter, limit);
+  // Stryker disable next-line ConditionalExpression: listUsers gives every user the bot of its row (never undefined); the check is for the type
   for (const user of body.users) if (user.bot !== undefined) user.botName = keys.nameOf(user.bot);
   sendView(res, query, 'users', body, () => ({
     columns: ['user', 'name', 'bot', 'platform', 'channel', 'first activity', 'last activity', 'messages', 'events', 'conversations'],
@@ -42,6 +43,7 @@ export async function handleConversations(_req: IncomingMessage, res: ServerResp
   const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
   const body = await listConversations(store, parsed.filter, limit);
+  // Stryker disable next-line ConditionalExpression: listConversations gives every conversation the bot of its row (never undefined); the check is for the type
   for (const conversation of body.conversations) if (conversation.bot !== undefined) conversation.botName = keys.nameOf(conversation.bot);
   sendView(res, query, 'conversations', body, () => ({
     columns: ['conversation', 'users', 'bot', 'platform', 'channel', 'first activity', 'last activity', 'messages', 'events'],
@@ -81,6 +83,7 @@ export async function handleTranscript(_req: IncomingMessage, res: ServerRespons
     return sendError(res, 404, userId !== null ? 'No records for this user; /api/users lists the users seen.' : 'No records for this conversation; /api/conversations lists them.');
   }
   const body: TranscriptResponse = { userId, conversationId, total: transcript.total, entries: transcript.entries, before: transcript.before };
+  // Stryker disable next-line StringLiteral: exactly one of user and conversation is given (checked above), so the last fallback is never used
   sendView(res, query, `transcript-${(userId ?? conversationId ?? '').replace(/[^\w.-]+/g, '_').slice(0, 60)}`, body, () => ({
     columns: ['time', 'direction', 'user', 'name', 'conversation', 'text', 'intent', 'buttons', 'clicked', 'images', 'event', 'amount', 'currency', 'platform', 'channel', 'seq'],
     rows: body.entries.map((e) => [

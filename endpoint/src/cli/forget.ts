@@ -68,6 +68,7 @@ export const forgetCommand: Command = {
       if (!found?.isFile()) throw new Error(`there is no database file at ${values.data}: give the file serve --data uses.`);
     }
     const resolved = resolveOptions({ apiKeys: collectKeys(values.key, io.env), database });
+    // Stryker disable next-line BooleanLiteral: loopbackOnly decides who may read, not which bot a name means (botFor)
     const bot = new KeyPolicy(resolved.apiKeys, true, resolved.botNames).botFor(botName);
     const { store } = await openStore({ database: resolved.database, log: () => undefined });
     try {

@@ -7,6 +7,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveFeed, type LiveFeedOptions } from '../../src/api/live.js';
+import { openStore } from '../../src/store/open.js';
 import type { RecordStore } from '../../src/store/store.js';
 
 /** A store the test drives: `changed()` is a commit, `hold()` keeps reads waiting. */
@@ -74,13 +75,27 @@ let feed: LiveFeed;
 let server: http.Server;
 let base: string;
 const streams: Stream[] = [];
+/** The server side of the streams opened, in order. */
+let responses: http.ServerResponse[] = [];
+/** A real store a test opened (closed after it). */
+let real: RecordStore | undefined;
+
+/** Serves `feed`; a request's `x-bots` header (comma-separated, maybe empty) scopes its stream to those bots. */
+async function serve(): Promise<void> {
+  responses = [];
+  server = http.createServer((req, res) => {
+    responses.push(res);
+    const bots = req.headers['x-bots'];
+    feed.open(req, res, typeof bots === 'string' ? new Set(bots.split(',').filter(Boolean)) : null);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 async function begin(options: Partial<LiveFeedOptions> = {}): Promise<void> {
   store = new StandInStore();
   feed = new LiveFeed(store as unknown as RecordStore, { heartbeatMs: 60_000, maxStreams: 4, ...options });
-  server = http.createServer((req, res) => feed.open(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await serve();
 }
 
 afterEach(async () => {
@@ -88,11 +103,13 @@ afterEach(async () => {
   feed.close();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+  await real?.close();
+  real = undefined;
 });
 
-function follow(method = 'GET'): Promise<Stream> {
+function follow(method = 'GET', headers: Record<string, string> = {}): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}/api/events`, { method }, (res) => {
+    const req = http.request(`${base}/api/events`, { method, headers }, (res) => {
       let raw = '';
       let waiting: { count: number; resolve: () => void } | undefined;
       let closed = false;
@@ -136,6 +153,62 @@ function follow(method = 'GET'): Promise<Stream> {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `check()` holds, looking every millisecond (expect.poll looks every 50 ms). */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 5_000 && !check(); i++) await pause(1);
+  expect(check()).toBe(true);
+}
+
+/** A record of `bot`, as the store takes it. */
+const recordOf = (bot: string) => ({ platform: 'universal', platformKind: 'universal', v: '10.1.1-rest', type: 'incoming', bot, body: { text: 'hi', userId: 'u' } }) as const;
+
+/**
+ * A real store (SQLite in memory) as the feed sees it: its changes are the test's (`trigger()`, the
+ * store's own are not passed on), its reads are counted (`db`: each query the read side makes
+ * through it; `lastSeq`), and `hold()` keeps `lastSeq` waiting until released.
+ */
+async function probedStore(): Promise<{ store: RecordStore; add: (bot: string) => Promise<unknown>; trigger: () => void; counts: { db: number; lastSeq: number }; hold: () => () => void }> {
+  const { store: opened } = await openStore({ database: false, log: () => undefined });
+  real = opened;
+  const counts = { db: 0, lastSeq: 0 };
+  let listener = () => undefined as void;
+  let gate: Promise<void> | undefined;
+  const store = new Proxy(opened, {
+    get(target, property) {
+      if (property === 'db') counts.db++;
+      if (property === 'watch') {
+        return (heard: () => void) => {
+          listener = heard;
+          return () => (listener = () => undefined);
+        };
+      }
+      if (property === 'lastSeq') {
+        return async () => {
+          counts.lastSeq++;
+          await gate;
+          return target.lastSeq();
+        };
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return {
+    store,
+    add: (bot) => opened.append(recordOf(bot)),
+    trigger: () => listener(),
+    counts,
+    hold: () => {
+      let release!: () => void;
+      gate = new Promise((resolve) => (release = resolve));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+  };
+}
 
 describe('the live feed', () => {
   it('opens a stream with its headers, a retry hint and where the store stands', async () => {
@@ -233,6 +306,69 @@ describe('the live feed', () => {
     expect(store.reads).toBe(1);
   });
 
+  it('reads the store once per burst of changes, and again only for a change made while it was reading', async () => {
+    await begin();
+    const stream = await follow();
+    await stream.next(1);
+    for (let seq = 1; seq <= 20; seq++) store.changed(seq);
+    await stream.next(2);
+    await pause(200);
+    expect(store.reads).toBe(2);
+    for (let seq = 21; seq <= 40; seq++) store.changed(seq);
+    await stream.next(3);
+    expect(stream.events[2].data).toEqual({ lastSeq: 40, records: 40 });
+    await pause(200);
+    expect(store.reads).toBe(3);
+    const release = store.hold();
+    store.changed(41);
+    await expect.poll(() => store.reads).toBe(4);
+    store.changed(42);
+    store.changed(43);
+    release();
+    await stream.next(5);
+    await pause(200);
+    expect(store.reads).toBe(5);
+    expect(stream.events.map((e) => e.data.lastSeq)).toEqual([0, 20, 40, 41, 43]);
+  });
+
+  it('sends nothing when a change leaves the state as the stream last saw it', async () => {
+    await begin();
+    const stream = await follow();
+    await stream.next(1);
+    store.changed(0, 0);
+    await expect.poll(() => store.reads).toBe(2);
+    await pause(100);
+    expect(stream.events).toHaveLength(1);
+    store.changed(1);
+    await stream.next(2);
+    expect(stream.events[1].data).toEqual({ lastSeq: 1, records: 1 });
+  });
+
+  it('does not shorten the wait for a change by one made while no stream was open', async () => {
+    await begin({ coalesceMs: 600 });
+    store.changed(1);
+    await pause(400);
+    const stream = await follow();
+    await stream.next(1);
+    const changed = performance.now();
+    store.changed(2);
+    await stream.next(2);
+    expect(performance.now() - changed).toBeGreaterThanOrEqual(590);
+    expect(stream.events[1].data).toEqual({ lastSeq: 2, records: 2 });
+  });
+
+  it('writes nothing to a stream ended by close() before its first state was read', async () => {
+    await begin();
+    const release = store.hold();
+    const stream = await follow();
+    await expect.poll(() => store.reads).toBe(1);
+    feed.close();
+    await stream.closed;
+    release();
+    await pause(100);
+    expect(stream.raw()).toBe('retry: 2000\n');
+  });
+
   it('answers HEAD with the stream\'s headers and no body, and keeps nothing open', async () => {
     await begin();
     const head = await follow('HEAD');
@@ -241,6 +377,69 @@ describe('the live feed', () => {
     await head.closed;
     expect(head.raw()).toBe('');
     expect(feed.size).toBe(0);
+  });
+});
+
+describe('streams scoped to some bots (a real store)', () => {
+  it('tells each stream only of its bots, reading once per scope (whatever the order of its bots), and only when its state changed', async () => {
+    const probe = await probedStore();
+    feed = new LiveFeed(probe.store, { heartbeatMs: 60_000, maxStreams: 8 });
+    await serve();
+    await probe.add('zz');
+    const both = await follow('GET', { 'x-bots': 'b1,b2' });
+    const again = await follow('GET', { 'x-bots': 'b2,b1' });
+    const joined = await follow('GET', { 'x-bots': 'b1b2' });
+    const all = await follow();
+    const none = await follow('GET', { 'x-bots': '' });
+    await Promise.all([both, again, joined, all, none].map((stream) => stream.next(1)));
+    for (const stream of [both, again, joined, none]) expect(stream.events[0].data).toEqual({ lastSeq: 0, records: 0 });
+    expect(all.events[0].data).toEqual({ lastSeq: 1, records: 1 });
+
+    for (const bot of ['b1', 'b2', 'b2', 'b1b2']) await probe.add(bot);
+    probe.counts.db = 0;
+    probe.counts.lastSeq = 0;
+    probe.trigger();
+    await Promise.all([both, again, joined, all].map((stream) => stream.next(2)));
+    expect(both.events[1].data).toEqual({ lastSeq: 4, records: 3 });
+    expect(again.events[1].data).toEqual({ lastSeq: 4, records: 3 });
+    expect(joined.events[1].data).toEqual({ lastSeq: 5, records: 1 });
+    expect(all.events[1].data).toEqual({ lastSeq: 5, records: 5 });
+    // Two queries for each scope of bots ({b1,b2} once, {b1b2}), none for no bot, lastSeq for every bot.
+    expect(probe.counts).toEqual({ db: 4, lastSeq: 1 });
+    await pause(100);
+    expect(none.events).toHaveLength(1);
+
+    probe.trigger();
+    await expect.poll(() => probe.counts.lastSeq).toBe(2);
+    await pause(100);
+    expect([both, again, joined, all, none].map((stream) => stream.events.length)).toEqual([2, 2, 2, 2, 1]);
+  });
+
+  it('leaves a stream opened while the state was being read to the next change', async () => {
+    const probe = await probedStore();
+    feed = new LiveFeed(probe.store, { heartbeatMs: 60_000, maxStreams: 8 });
+    await serve();
+    const all = await follow();
+    await all.next(1);
+    await probe.add('b1');
+    const release = probe.hold();
+    probe.trigger();
+    await expect.poll(() => probe.counts.lastSeq).toBe(2);
+    const late = await follow('GET', { 'x-bots': 'b1' });
+    await late.next(1);
+    expect(late.events[0].data).toEqual({ lastSeq: 1, records: 1 });
+    release();
+    await all.next(2);
+    expect(all.events[1].data).toEqual({ lastSeq: 1, records: 1 });
+    probe.trigger();
+    await expect.poll(() => probe.counts.lastSeq).toBe(3);
+    await pause(100);
+    expect(late.events).toHaveLength(1);
+    expect(all.events).toHaveLength(2);
+    await probe.add('b1');
+    probe.trigger();
+    await late.next(2);
+    expect(late.events[1].data).toEqual({ lastSeq: 2, records: 2 });
   });
 });
 
@@ -280,6 +479,18 @@ describe('keep-alive comments', () => {
     await expect.poll(() => feed.size).toBe(0);
     const second = await follow();
     await expect.poll(() => second.raw()).toContain(': keep-alive');
+  });
+  it('stops them when the last stream closes: a stream opened later has its first comment heartbeatMs after it opened', async () => {
+    await begin({ heartbeatMs: 300 });
+    const first = await follow();
+    await first.next(1);
+    first.destroy();
+    await expect.poll(() => feed.size).toBe(0);
+    await pause(200);
+    const opened = performance.now();
+    const second = await follow();
+    await expect.poll(() => second.raw()).toContain(': keep-alive');
+    expect(performance.now() - opened).toBeGreaterThanOrEqual(295);
   });
 });
 
@@ -345,6 +556,49 @@ describe('limits and closing', () => {
       expect(feed.size).toBe(0);
       socket.resume();
       await closed;
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('drops a stream at a keep-alive comment when a large amount is waiting for its reader', async () => {
+    await begin({ heartbeatMs: 50, coalesceMs: 1 });
+    const socket = net.connect(Number(new URL(base).port), '127.0.0.1');
+    socket.pause();
+    socket.on('error', () => undefined);
+    socket.write('GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    try {
+      await expect.poll(() => feed.size).toBe(1);
+      // One event of 32 MB, written at once (nothing waits yet); then only comments come.
+      store.changed(`1${'x'.repeat(32 * 1024 * 1024)}`);
+      await expect.poll(() => responses[0].writableLength).toBeGreaterThan(64 * 1024);
+      await expect.poll(() => feed.size).toBe(0);
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('keeps a stream whose reader is behind while up to 64 KiB waits for it', async () => {
+    await begin({ coalesceMs: 1 });
+    const socket = net.connect(Number(new URL(base).port), '127.0.0.1');
+    socket.pause();
+    socket.on('error', () => undefined);
+    socket.write('GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    try {
+      await expect.poll(() => feed.size).toBe(1);
+      const res = responses[0];
+      const chunk = 'x'.repeat(24 * 1024);
+      let most = 0;
+      for (let seq = 1; seq <= 5_000 && feed.size > 0; seq++) {
+        const reads = store.reads;
+        store.changed(`${seq}${chunk}`);
+        await until(() => store.reads > reads);
+        await pause(2);
+        if (feed.size > 0) most = Math.max(most, res.writableLength);
+      }
+      expect(feed.size).toBe(0);
+      // Kept while what waited was below 64 KiB: the last events written found over 40 KiB waiting.
+      expect(most).toBeGreaterThan(32 * 1024);
     } finally {
       socket.destroy();
     }

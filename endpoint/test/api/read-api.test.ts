@@ -77,6 +77,29 @@ describe('GET /api/transcript?user=ID', () => {
     expect(res.body.error).toMatch(/\/api\/users/);
   });
 
+  it('pages back from one entry of a record of several with ?before=SEQ:IDX; SEQ alone is the record\'s first entry; any seq or idx of up to 15 and 6 digits is a cursor', async () => {
+    const entries: TranscriptEntry[] = (await request(endpoint, '/api/transcript?user=bob')).body.entries;
+    const webhook = entries[0].seq;
+    expect(entries[1].seq).toBe(webhook);
+    const texts = async (before: string) => {
+      const res = await request(endpoint, `/api/transcript?user=bob&before=${before}`);
+      expect(res.status, before).toBe(200);
+      return res.body.entries.map((e: TranscriptEntry) => e.text);
+    };
+    expect(await texts(`${webhook}:1`)).toEqual(['hello page']);
+    expect(await texts(`${webhook}:0`)).toEqual([]);
+    expect(await texts(`${webhook}`)).toEqual([]);
+    expect(await texts(`${entries[2].seq}`)).toEqual(['hello page', 'are you there?']);
+    // A cursor past every record: every entry is before it.
+    expect(await texts('123456789012345')).toEqual(['hello page', 'are you there?', 'Yes!']);
+    expect(await texts(`${webhook}:123456`)).toEqual(['hello page', 'are you there?']);
+    for (const bad of ['1234567890123456', `${webhook}:1234567`, `${webhook}:x`, `${webhook}:`, '0', '0:1']) {
+      const res = await request(endpoint, `/api/transcript?user=bob&before=${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(res.body.error, bad).toContain('before must be the seq of an entry');
+    }
+  });
+
   it('answers 400 without ?user or ?conversation', async () => {
     expect((await request(endpoint, '/api/transcript')).status).toBe(400);
   });
