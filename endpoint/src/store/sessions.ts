@@ -12,8 +12,12 @@ import type { Database, EntriesTable, SessionDaysTable, SessionHeadsTable, Sessi
 
 /** A pause longer than this ends a session. */
 export const SESSION_GAP_MS = 30 * 60_000;
-/** Sessions read per statement while looking for those a late entry touches. */
-const SCAN_SESSIONS = 20;
+/**
+ * Sessions read per statement while looking for those a late entry touches: the window usually
+ * holds one to three (a session starting just after it, its own, the one before that ends the
+ * scan), and each row read is a page of the sessions table that is rarely in memory.
+ */
+const SCAN_SESSIONS = 4;
 /** Steps of a session's path that are kept. */
 export const MAX_PATH_STEPS = 8;
 /** How an event appears in a path: `event:NAME`. */

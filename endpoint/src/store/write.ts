@@ -30,7 +30,8 @@ const UPSERTS = {
   users: (trx: Transaction<Database>, values: Row<'users'>[], d: Dialect) => trx.insertInto('users').values(values)
     .onConflict((oc) => oc.columns(['bot', 'user_id']).doUpdateSet((eb) => {
       const newer = eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.channel_at', '>=', eb.ref('users.channel_at')), eb('users.channel', '=', '')])]);
-      const newerName = eb.and([eb('excluded.name', 'is not', null), eb.or([eb('excluded.name_at', '>=', eb.ref('users.name_at')), eb('users.name', 'is', null)])]);
+      // (name_at is 0 while there is no name: every entry happened after 2000.)
+      const newerName = eb.and([eb('excluded.name', 'is not', null), eb('excluded.name_at', '>=', eb.ref('users.name_at'))]);
       return {
         // The name of the latest entry that has one: the batch's, unless the stored one is later.
         name: eb.case().when(newerName).then(eb.ref('excluded.name')).else(eb.ref('users.name')).end(),

@@ -14,6 +14,7 @@ import { readIndexes } from './0004-read-indexes.js';
 import { erasures } from './0005-erasures.js';
 import { timeOrder } from './0006-time-order.js';
 import { nameTime } from './0007-name-time.js';
+import { conversationRatings } from './0008-conversation-ratings.js';
 
 /** Every version of the schema, by name (names sort in the order they run). */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -24,6 +25,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0005_erasures': erasures(dialect),
     '0006_time_order': timeOrder(dialect),
     '0007_name_time': nameTime(dialect),
+    '0008_conversation_ratings': conversationRatings(dialect),
   };
 }
 
