@@ -3,7 +3,7 @@
  * name, taken as given at the user's latest activity, so that a record that happened earlier does
  * not replace it and one that happened later does; on SQLite and on PostgreSQL.
  */
-import { Migrator, sql } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrationProvider } from '../../src/store/migrations/index.js';
 import { openPostgres } from '../../src/store/postgres.js';
@@ -22,7 +22,8 @@ describe.each(DBS)('migration 0007 on $name', ({ name, fresh }) => {
       const { error } = await migrator.migrateTo('0006_time_order');
       expect(error).toBeUndefined();
       const user = (id: string, userName: string | null) => ({ bot: BOT, user_id: id, name: userName, first_at: T(8), last_at: T(10), platform: 'universal', channel: '', channel_at: 0, messages: 1, events: 0 });
-      await backend.db.insertInto('users').values([user('ann', 'Ann'), user('bob', null), user('cat', 'Cat')]).execute();
+      // The table as version 6 has it (no name_at yet).
+      await (backend.db as unknown as Kysely<any>).insertInto('users').values([user('ann', 'Ann'), user('bob', null), user('cat', 'Cat')]).execute();
     } finally {
       await backend.close();
     }
