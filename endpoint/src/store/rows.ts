@@ -177,8 +177,9 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
           into.first_at = Math.min(into.first_at, row.first_at);
           // The name of the latest entry (by when it happened) that has one; of two at one moment, the
           // later stored. (name_at is 0 while there is no name: every entry happened after 2000.)
-          // Stryker disable next-line ConditionalExpression: a row without a name has name_at 0, so it passes only when there is no name yet either, and leaves none
-          if (row.name !== null && row.name_at >= into.name_at) {
+          // Stryker disable next-line ConditionalExpression: (as true) a row without a name has name_at 0, so it would pass only when there is no name yet either, and leave none
+          const named = row.name !== null;
+          if (named && row.name_at >= into.name_at) {
             into.name = row.name;
             into.name_at = row.name_at;
           }
