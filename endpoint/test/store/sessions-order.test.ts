@@ -130,6 +130,23 @@ describe('sessions in any order of arrival, on SQLite', () => {
     });
   });
 
+  it('a batch whose late entries span many sessions reads them all, page after page, and derives them again unchanged but for the two joined', async () => {
+    await withStore(await SQLITE.fresh(), async (store) => {
+      await send(store, Array.from({ length: 45 }, (_, i) => m('ann', i * 60, `H${i}`)), true);
+      const before = await tables(store);
+      // One batch: its window runs from minute 90 to 1830, over 30 stored sessions (several statements' worth).
+      await send(store, [m('ann', 90, 'Mid'), m('ann', 30 * 60 + 30, 'Late')], true);
+      const rows = await sessions(store);
+      expect(rows).toHaveLength(43);
+      expect(rows.filter((r) => r[4] !== 1).map((r) => [r[2], r[3], r[6]])).toEqual([[60, 120, ['H1', 'Mid', 'H2']], [1800, 1860, ['H30', 'Late', 'H31']]]);
+      expect(rows.filter((r) => r[4] === 1).map((r) => r[2])).toEqual([0, ...Array.from({ length: 27 }, (_, i) => (i + 3) * 60), ...Array.from({ length: 13 }, (_, i) => (i + 32) * 60)]);
+      const after = await tables(store);
+      // Two sessions fewer, two longer; the rest as before.
+      expect(after.days.reduce((sum, d) => sum + Number(d[2]), 0)).toBe(before.days.reduce((sum, d) => sum + Number(d[2]), 0) - 2);
+      expect(await heads(store)).toEqual([['ann', 'c-ann', 44 * 60]]);
+    });
+  });
+
   it('a batch of records without a user makes no session, and its records are still counted', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
       await send(store, [m('ann', 0, 'A')]);
