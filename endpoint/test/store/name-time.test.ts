@@ -1,5 +1,5 @@
 /**
- * Migration 0007 (a user's name by when it was given): a database of version 6 keeps each user's
+ * Migration 0009 (a user's name by when it was given): a database of version 6 keeps each user's
  * name, taken as given at the user's latest activity, so that a record that happened earlier does
  * not replace it and one that happened later does; on SQLite and on PostgreSQL.
  */
@@ -13,7 +13,7 @@ import { BOT, appendEach, databases, msg, withStore } from './databases.js';
 const DBS = databases();
 const T = (hour: number) => Date.parse(`2026-03-02T${String(hour).padStart(2, '0')}:00:00Z`);
 
-describe.each(DBS)('migration 0007 on $name', ({ name, fresh }) => {
+describe.each(DBS)('migration 0009 on $name', ({ name, fresh }) => {
   it('gives a stored name the time of the user\'s latest activity, and none to a user without a name; later records by time replace it, earlier ones do not', async () => {
     const database = await fresh();
     const backend = name === 'SQLite' ? await openSqlite({ file: database, fsync: false }) : await openPostgres({ url: database, log: () => undefined });

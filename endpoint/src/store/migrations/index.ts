@@ -13,8 +13,8 @@ import { projection } from './0003-projection.js';
 import { readIndexes } from './0004-read-indexes.js';
 import { erasures } from './0005-erasures.js';
 import { timeOrder } from './0006-time-order.js';
-import { nameTime } from './0007-name-time.js';
-import { conversationRatings } from './0008-conversation-ratings.js';
+import { nameTime } from './0009-name-time.js';
+import { conversationRatings } from './0010-conversation-ratings.js';
 
 /** Every version of the schema, by name (names sort in the order they run). */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -24,8 +24,8 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0004_read_indexes': readIndexes(dialect),
     '0005_erasures': erasures(dialect),
     '0006_time_order': timeOrder(dialect),
-    '0007_name_time': nameTime(dialect),
-    '0008_conversation_ratings': conversationRatings(dialect),
+    '0009_name_time': nameTime(dialect),
+    '0010_conversation_ratings': conversationRatings(dialect),
   };
 }
 
