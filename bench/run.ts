@@ -6,9 +6,10 @@
  *   npm run bench                 full run (a few minutes)
  *   npm run bench -- --quick      smoke run (about a minute; fewer, smaller rounds)
  *   npm run bench -- --only=1,4   only some measurements (1 in-turn, 2 delivery, 3 memory, 4 endpoint, 5 latency,
- *                                 6 the endpoint on a database of 1M records, SQLite and PostgreSQL: see bench/database.ts,
+ *                                 6 the endpoint on a large database, SQLite and PostgreSQL: see bench/database.ts,
  *                                 7 delivery through a flaky endpoint)
  *   BENCH_DATABASES=sqlite npm run bench -- --only=6   measurement 6 on SQLite only (the PostgreSQL build takes longer)
+ *   BENCH_RECORDS=1000000 npm run bench -- --only=6   measurement 6 on a million records (default 100,000; built once, then reused)
  *   BENCH_LATE_ONLY=1 npm run bench -- --only=6   of measurement 6, only a late record against an in-order one (issue 28)
  *   BENCH_CPU_PROF=1 npm run bench -- --only=2   also writes CPU profiles of the workers to bench/profiles/
  *                                               (summarize one: npx tsx bench/profile-summary.ts <file>)

@@ -6,6 +6,13 @@
  */
 import type { NewRecord } from '../../endpoint/src/store/store.js';
 
+/**
+ * The version of the dataset and of how the benchmark builds it: part of the built database's name
+ * (bench/.data/dataset-v<N>-<count>.db, tracking_bench_v<N>_<count>), so a change here builds anew.
+ * Raise it when the generator or the build changes what is stored.
+ */
+export const DATASET_VERSION = 5;
+
 /** The dataset's last day; it spans the 90 days before. */
 export const END = Date.parse('2026-11-20T00:00:00Z');
 const DAY = 86_400_000;

@@ -76,9 +76,11 @@ export async function rateFeedback(trx: Transaction<Database>, entries: readonly
   for (let i = 0; i < conversations.length; i += PER_STATEMENT) {
     // Stryker disable next-line MethodExpression: parts only bound each statement's parameters
     const part = conversations.slice(i, i + PER_STATEMENT);
-    const rows = await trx.selectFrom('entries').select(['seq', 'idx', 'bot', 'conversation_id', 'occurred_at', 'reply_to']).where('reaction', 'is not', null)
+    // The ratings of each conversation since its late message (`reaction is not null` in each term, so
+    // that SQLite reads each from the partial index entries_conversation_ratings, as PostgreSQL does).
+    const rows = await trx.selectFrom('entries').select(['seq', 'idx', 'bot', 'conversation_id', 'occurred_at', 'reply_to'])
       // Stryker disable next-line ArrayDeclaration: only narrows the ratings looked at again (each is found exactly, by rate): a wider set gives the same answers
-      .where((eb) => eb.or(part.map((c) => eb.and([eb('conversation_id', '=', c.conversation), eb('bot', '=', c.bot), eb('occurred_at', '>=', c.at)]))))
+      .where((eb) => eb.or(part.map((c) => eb.and([eb('reaction', 'is not', null), eb('conversation_id', '=', c.conversation), eb('bot', '=', c.bot), eb('occurred_at', '>=', c.at)]))))
       .execute();
     // Feedback after a message that arrived late (none for messages in order). Only feedback on what
     // happened before the conversation's next message with an intent can be about the late one.

@@ -200,9 +200,16 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
       const at = entry.occurred_at;
       const isEvent = entry.direction === 'event';
       if (entry.user_id !== '') {
-        upsert(users, key(entry.bot, entry.user_id), { bot: entry.bot, user_id: entry.user_id, name: entry.user_name, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, channel_at: at, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
+        upsert(users, key(entry.bot, entry.user_id), { bot: entry.bot, user_id: entry.user_id, name: entry.user_name, name_at: entry.user_name === null ? 0 : at, first_at: at, last_at: at, platform: entry.platform, channel: entry.channel, channel_at: at, messages: isEvent ? 0 : 1, events: isEvent ? 1 : 0 }, (into, row) => {
           into.first_at = Math.min(into.first_at, row.first_at);
-          if (row.name !== null) into.name = row.name;
+          // The name of the latest entry (by when it happened) that has one; of two at one moment, the
+          // later stored. (name_at is 0 while there is no name: every entry happened after 2000.)
+          // Stryker disable next-line ConditionalExpression: (as true) a row without a name has name_at 0, so it would pass only when there is no name yet either, and leave none
+          const named = row.name !== null;
+          if (named && row.name_at >= into.name_at) {
+            into.name = row.name;
+            into.name_at = row.name_at;
+          }
           latest(into, row);
         });
         const day = Math.floor(at / DAY) * DAY;

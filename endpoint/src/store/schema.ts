@@ -78,8 +78,9 @@ export interface EntriesTable {
 export interface UsersTable {
   bot: string;
   user_id: string;
-  /** The latest name a record gave (the channel's `from.name`), if any. */
+  /** The name the latest record by time that has one gave (the channel's `from.name`), if any, and when that entry happened (0 for none). */
   name: string | null;
+  name_at: Millis;
   first_at: Millis;
   last_at: Millis;
   /** Platform of the latest entry; channel of the latest entry that has one (`''` for none), and when that entry happened. */

@@ -30,8 +30,12 @@ const UPSERTS = {
   users: (trx: Transaction<Database>, values: Row<'users'>[], d: Dialect) => trx.insertInto('users').values(values)
     .onConflict((oc) => oc.columns(['bot', 'user_id']).doUpdateSet((eb) => {
       const newer = eb.and([eb('excluded.channel', '<>', ''), eb.or([eb('excluded.channel_at', '>=', eb.ref('users.channel_at')), eb('users.channel', '=', '')])]);
+      // (name_at is 0 while there is no name: every entry happened after 2000.)
+      const newerName = eb.and([eb('excluded.name', 'is not', null), eb('excluded.name_at', '>=', eb.ref('users.name_at'))]);
       return {
-        name: eb.fn.coalesce('excluded.name', 'users.name'),
+        // The name of the latest entry that has one: the batch's, unless the stored one is later.
+        name: eb.case().when(newerName).then(eb.ref('excluded.name')).else(eb.ref('users.name')).end(),
+        name_at: eb.case().when(newerName).then(eb.ref('excluded.name_at')).else(eb.ref('users.name_at')).end(),
         first_at: d.least(eb.ref('users.first_at'), eb.ref('excluded.first_at')),
         last_at: d.greatest(eb.ref('users.last_at'), eb.ref('excluded.last_at')),
         platform: eb.case().when('excluded.last_at', '>=', eb.ref('users.last_at')).then(eb.ref('excluded.platform')).else(eb.ref('users.platform')).end(),

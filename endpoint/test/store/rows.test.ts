@@ -338,7 +338,7 @@ describe('the text values of an entry row', () => {
   it('are not passed through the dialect again when the batch sums them up', () => {
     const rows = rowsOf([message1], marking);
     expect(rows.users).toStrictEqual([{
-      bot: BOT, user_id: '<u1>', name: '<Ann>', first_at: ms('2026-03-05T10:00:00.000Z'), last_at: ms('2026-03-05T10:00:00.000Z'),
+      bot: BOT, user_id: '<u1>', name: '<Ann>', name_at: ms('2026-03-05T10:00:00.000Z'), first_at: ms('2026-03-05T10:00:00.000Z'), last_at: ms('2026-03-05T10:00:00.000Z'),
       platform: '<universal>', channel: '<webchat>', channel_at: ms('2026-03-05T10:00:00.000Z'), messages: 1, events: 0,
     }]);
     expect(rows.messageTotals).toStrictEqual([{ bot: BOT, platform: '<universal>', channel: '<webchat>', text_key: '<hi there>', intent: '<Greet>', text: '<Hi!!  There>', count: 1 }]);
@@ -392,9 +392,10 @@ describe('users and conversations of a batch', () => {
   const summary = (fields: { first: string; last: string; platform: string; channel: string; channelAt: string; messages: number; events: number }) => ({
     first_at: ms(fields.first), last_at: ms(fields.last), platform: fields.platform, channel: fields.channel, channel_at: ms(fields.channelAt), messages: fields.messages, events: fields.events,
   });
-  const check = (records: StoredRecord[], name: string | null, fields: Parameters<typeof summary>[0]) => {
+  /** `name`: the user's name and when the entry that gave it happened, or null. */
+  const check = (records: StoredRecord[], name: [string, string] | null, fields: Parameters<typeof summary>[0]) => {
     const rows = rowsOf(records);
-    expect(rows.users).toStrictEqual([{ bot: BOT, user_id: 'u', name, ...summary(fields) }]);
+    expect(rows.users).toStrictEqual([{ bot: BOT, user_id: 'u', name: name?.[0] ?? null, name_at: name === null ? 0 : ms(name[1]), ...summary(fields) }]);
     expect(rows.conversations).toStrictEqual([{ bot: BOT, conversation_id: 'c', ...summary(fields) }]);
     expect(rows.conversationUsers).toStrictEqual([{ bot: BOT, conversation_id: 'c', user_id: 'u', first_at: ms(fields.first) }]);
   };
@@ -417,14 +418,35 @@ describe('users and conversations of a batch', () => {
     check([
       message({ at: T1, user: 'u', conversation: 'c', platform: 'sms', channel: 'webchat', name: 'Ann' }),
       message({ at: T2, user: 'u', conversation: 'c', platform: 'universal', channel: 'msteams' }),
-    ], 'Ann', { first: T1, last: T2, platform: 'universal', channel: 'msteams', channelAt: T2, messages: 2, events: 0 });
+    ], ['Ann', T1], { first: T1, last: T2, platform: 'universal', channel: 'msteams', channelAt: T2, messages: 2, events: 0 });
+  });
+
+  it('take the name of the latest entry that has one, by when it happened, whatever order they come in; of two at one moment, the later in the batch', () => {
+    // (No channel: channel_at is that of the first entry of the batch, and says nothing.)
+    const fields = { first: T1, last: T3, platform: 'universal', channel: '', channelAt: T2, messages: 3, events: 0 };
+    check([
+      message({ at: T2, user: 'u', conversation: 'c', name: 'Newer' }),
+      message({ at: T3, user: 'u', conversation: 'c' }),
+      message({ at: T1, user: 'u', conversation: 'c', name: 'Older' }),
+    ], ['Newer', T2], fields);
+    check([
+      message({ at: T1, user: 'u', conversation: 'c', name: 'Older' }),
+      message({ at: T3, user: 'u', conversation: 'c' }),
+      message({ at: T2, user: 'u', conversation: 'c', name: 'Newer' }),
+    ], ['Newer', T2], { ...fields, channelAt: T1 });
+    check([
+      message({ at: T2, user: 'u', conversation: 'c', name: 'First' }),
+      message({ at: T2, user: 'u', conversation: 'c', name: 'Second' }),
+      message({ at: T3, user: 'u', conversation: 'c' }),
+      message({ at: T1, user: 'u', conversation: 'c' }),
+    ], ['Second', T2], { ...fields, messages: 4 });
   });
 
   it('keep the platform and channel of the latest entry when an earlier one comes later in the batch, which gives the first time and its name', () => {
     check([
       message({ at: T2, user: 'u', conversation: 'c', platform: 'universal', channel: 'webchat' }),
       message({ at: T1, user: 'u', conversation: 'c', platform: 'sms', channel: 'msteams', name: 'Bob' }),
-    ], 'Bob', { first: T1, last: T2, platform: 'universal', channel: 'webchat', channelAt: T2, messages: 2, events: 0 });
+    ], ['Bob', T1], { first: T1, last: T2, platform: 'universal', channel: 'webchat', channelAt: T2, messages: 2, events: 0 });
   });
 
   it('keep their channel when later entries have none (events), which still give the platform', () => {

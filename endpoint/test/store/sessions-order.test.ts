@@ -130,6 +130,26 @@ describe('sessions in any order of arrival, on SQLite', () => {
     });
   });
 
+  it('a batch whose late entries span many sessions reads them all, page after page, and derives them again unchanged but for the two joined', async () => {
+    // Messenger webhooks: the items of one record are added to the views in one batch, whatever the pace.
+    const item = (minutes: number, intent: string) => ({ sender: { id: 'psid' }, recipient: { id: 'page' }, timestamp: Date.parse(at(minutes)), message: { text: intent }, intent: { name: intent, inputs: [] } });
+    const webhook = (items: ReturnType<typeof item>[]): NewRecord => ({ platform: 'facebook', platformKind: 'messenger', v: '11.1.0-rest', type: 'incoming', bot: 'abcdefabcdef', body: { object: 'page', entry: [{ id: 'page', messaging: items }] } });
+    await withStore(await SQLITE.fresh(), async (store) => {
+      await send(store, [webhook(Array.from({ length: 45 }, (_, i) => item(i * 60, `H${i}`)))]);
+      const before = await tables(store);
+      // One batch: its window runs from minute 90 to 1830, over 30 stored sessions (several statements' worth).
+      await send(store, [webhook([item(90, 'Mid'), item(30 * 60 + 30, 'Late')])]);
+      const rows = await sessions(store);
+      expect(rows).toHaveLength(43);
+      expect(rows.filter((r) => r[4] !== 1).map((r) => [r[2], r[3], r[6]])).toEqual([[60, 120, ['H1', 'Mid', 'H2']], [1800, 1860, ['H30', 'Late', 'H31']]]);
+      expect(rows.filter((r) => r[4] === 1).map((r) => r[2])).toEqual([0, ...Array.from({ length: 27 }, (_, i) => (i + 3) * 60), ...Array.from({ length: 13 }, (_, i) => (i + 32) * 60)]);
+      const after = await tables(store);
+      // Two sessions fewer, two longer; the rest as before.
+      expect(after.days.reduce((sum, d) => sum + Number(d[2]), 0)).toBe(before.days.reduce((sum, d) => sum + Number(d[2]), 0) - 2);
+      expect((await heads(store)).map((h) => h[2])).toEqual([44 * 60]);
+    });
+  });
+
   it('a batch of records without a user makes no session, and its records are still counted', async () => {
     await withStore(await SQLITE.fresh(), async (store) => {
       await send(store, [m('ann', 0, 'A')]);

@@ -67,6 +67,27 @@ describe.each(DBS)('what the store keeps on $name', ({ fresh }) => {
     });
   });
 
+  it('a name comes from the latest entry that has one by when it happened, not by arrival, together or apart', async () => {
+    await withEndpoint(await fresh(), async (store, get) => {
+      // Together: the newer name arrives first.
+      await appendTogether(store, [msg({ user: 'ann', at: '2026-03-02T12:00:00Z', name: 'Annie' }), msg({ user: 'ann', at: '2026-03-02T10:00:00Z', name: 'Ann' })]);
+      // In batches of the views of their own: an older name stored later does not take over; a
+      // newer one does; a name stored later for a user stored without one is taken, however old.
+      await appendEach(store, [
+        msg({ user: 'bob', at: '2026-03-02T12:00:00Z', name: 'Robert' }), msg({ user: 'cat', at: '2026-03-02T10:00:00Z', name: 'Cat' }), msg({ user: 'dan', at: '2026-03-02T12:00:00Z' }),
+      ]);
+      await get('/api/users');
+      await appendEach(store, [
+        msg({ user: 'bob', at: '2026-03-02T10:00:00Z', name: 'Bob' }), msg({ user: 'cat', at: '2026-03-02T12:00:00Z', name: 'Cathy' }), msg({ user: 'dan', at: '2026-03-02T10:00:00Z', name: 'Dan' }),
+      ]);
+      await get('/api/users');
+      // A name of the same moment as the stored one, stored later, takes over (as for the channel).
+      await appendEach(store, [msg({ user: 'cat', at: '2026-03-02T12:00:00Z', name: 'Catherine' })]);
+      const names = Object.fromEntries((await get('/api/users')).users.map((u: { userId: string; name: string }) => [u.userId, u.name]));
+      expect(names).toEqual({ ann: 'Annie', bob: 'Robert', cat: 'Catherine', dan: 'Dan' });
+    });
+  });
+
   it('a channel comes from the latest entry that has one, also when the latest has none, together or apart', async () => {
     await withEndpoint(await fresh(), async (store, get) => {
       // Together: the latest has no channel, an older one has.

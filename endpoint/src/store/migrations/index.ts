@@ -15,6 +15,8 @@ import { erasures } from './0005-erasures.js';
 import { timeOrder } from './0006-time-order.js';
 import { idempotency } from './0007-idempotency.js';
 import { buttonLabels } from './0008-button-labels.js';
+import { nameTime } from './0009-name-time.js';
+import { conversationRatings } from './0010-conversation-ratings.js';
 
 /** Every version of the schema, by name (names sort in the order they run). */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -26,6 +28,8 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0006_time_order': timeOrder(dialect),
     '0007_idempotency': idempotency(),
     '0008_button_labels': buttonLabels(dialect),
+    '0009_name_time': nameTime(dialect),
+    '0010_conversation_ratings': conversationRatings(dialect),
   };
 }
 
