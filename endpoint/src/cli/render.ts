@@ -63,8 +63,13 @@ function continued(text: string): string {
 
 function headline(entry: TranscriptEntry, speaker?: string): string {
   if (entry.event) {
-    const { type, name, amount, currency, referenceNumber } = entry.event;
+    const { type, name, amount, currency, referenceNumber, extraInfo } = entry.event;
     const parts = [type || 'event', JSON.stringify(name)];
+    // A rating as the page shows it: its thumb, then the user's comment.
+    const reaction = extraInfo?.reaction;
+    if (reaction === 'like' || reaction === 'dislike') parts.push(reaction === 'like' ? '[thumbs up]' : '[thumbs down]');
+    const comment = extraInfo?.feedbackText ?? extraInfo?.comment;
+    if (typeof comment === 'string' && comment !== '') parts.push(JSON.stringify(comment));
     if (amount !== undefined) parts.push(currency === undefined ? `amount ${amount}` : money(amount, currency));
     if (referenceNumber !== undefined) parts.push(`ref ${referenceNumber}`);
     return parts.join(' ');

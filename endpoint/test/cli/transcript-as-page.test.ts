@@ -56,6 +56,13 @@ describe('transcript, as the page shows it', () => {
     expect(cards.map((e) => e.text)).toEqual(['Our pizzas\nTap one to order it']);
   });
 
+  it('shows Mei\'s Teams ratings with their thumbs and comments, as the page\'s event pills do', async () => {
+    const mei = await transcript('--user', '29:1f4c-mei');
+    expect(mei.code).toBe(0);
+    const ratings = mei.stdout.split('\n').filter((line) => line.includes('"feedback"')).map((line) => line.replace(/^ +\d\d:\d\d:\d\d +/, ''));
+    expect(ratings).toEqual(['event * customEvent "feedback" [thumbs up] "Clear, thanks"', 'event * customEvent "feedback" [thumbs down] "It did not answer my question"']);
+  });
+
   it('shows the Agents SDK\'s suggested actions by their labels, not as JSON', async () => {
     const ada = await transcript('--user', 'user-ada');
     expect(ada.stdout).toContain(`bot   < Hello! Want to see the menu?\n${INDENT}buttons: menu | help`);

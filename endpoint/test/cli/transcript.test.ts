@@ -273,6 +273,24 @@ describe('renderTranscript and renderSummary', () => {
     expect(renderTranscript([entry(1, '2025-01-01T10:00:00.000Z', { text: 'hi', userName: 'Ann' })], { names: new Map([['u1', 'Other']]) }).split('\n')[0]).toBe('Transcript of Ann (user u1, sms)');
   });
 
+  it('shows a rating as the page does: its thumb, then the comment (feedbackText, else comment)', () => {
+    const rating = (seq: number, extraInfo: Record<string, unknown>) => entry(seq, `2025-01-01T10:00:0${seq}.000Z`, { direction: 'event', type: 'event', event: { type: 'customEvent', name: 'feedback', extraInfo } });
+    const text = renderTranscript([
+      rating(1, { reaction: 'like', feedbackText: 'Clear, thanks' }),
+      rating(2, { reaction: 'dislike', comment: 'It did not answer "my" question', feedbackText: '' }),
+      rating(3, { reaction: 'dislike', feedbackText: 'first', comment: 'second' }),
+      rating(4, { reaction: 'love', comment: '' }),
+      rating(5, { reaction: 'like', feedbackText: 42 }),
+    ]).split('\n').slice(2);
+    expect(text).toEqual([
+      '  10:00:01  event * customEvent "feedback" [thumbs up] "Clear, thanks"',
+      '  10:00:02  event * customEvent "feedback" [thumbs down]',
+      '  10:00:03  event * customEvent "feedback" [thumbs down] "first"',
+      '  10:00:04  event * customEvent "feedback"',
+      '  10:00:05  event * customEvent "feedback" [thumbs up]',
+    ]);
+  });
+
   it('uses a given title', () => {
     expect(renderTranscript([], { title: 'Demo conversation' })).toBe('Demo conversation');
   });
