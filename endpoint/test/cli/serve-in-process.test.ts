@@ -43,6 +43,8 @@ interface Serving {
   url: string;
   /** Emits `signal` on this process and resolves with what `run` returned. */
   stop(signal?: 'SIGINT' | 'SIGTERM'): Promise<number>;
+  /** The SIGHUP listeners of its own still there when `run` returned (before the test forgets them). */
+  hupLeftAtStop(): number;
 }
 
 function io(env: NodeJS.ProcessEnv): { io: CliIO; out: () => string; err: () => string } {
@@ -62,13 +64,16 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Servi
   const failed = run.then((code) => new Error(`serve returned ${code}:\n${streams.out()}\n${streams.err()}`));
   await Promise.race([vi.waitFor(() => expect(streams.out()).toContain('Press Ctrl+C to stop.'), { timeout: 15_000 }), failed.then((e) => Promise.reject(e))]);
   const url = /^Tracking endpoint listening on (\S+)/m.exec(streams.out())![1];
+  let hupLeft = -1;
   return {
+    hupLeftAtStop: () => hupLeft,
     out: streams.out,
     err: streams.err,
     url,
     async stop(signal = 'SIGTERM') {
       process.emit(signal, signal);
       const code = await run;
+      hupLeft = process.listeners('SIGHUP').filter((listener) => !before.get('SIGHUP')!.includes(listener)).length;
       forgetSignals();
       return code;
     },
@@ -213,7 +218,8 @@ describe('serve in process', () => {
     expect(plain.err()).toContain('tracking endpoint: SIGHUP: nothing to reload (it serves plain HTTP; --tls-cert and --tls-key give it a certificate to reload).\n');
     expect(plain.out()).not.toContain('TLS:');
     await plain.stop();
-    // Stopped: SIGHUP is no longer its to answer.
+    // Stopped: SIGHUP is no longer its to answer (serve itself took its listener off).
+    expect(plain.hupLeftAtStop()).toBe(0);
     expect(process.listeners('SIGHUP')).toEqual(before.get('SIGHUP'));
 
     const dir = await folder();

@@ -240,6 +240,21 @@ describe('the store, when the answer to a commit is lost', () => {
     expect(await append).toBeInstanceOf(StoreUnavailableError);
   });
 
+  it('rejects with a StoreUnavailableError at once, asking nothing, when the database is away before the commit is sent', async () => {
+    const s = await open(3_000);
+    proxy.cut();
+    const started = performance.now();
+    const error = await s.append(universal('incoming', { text: 'before commit', userId: 'u1' })).then(() => 'stored', (reason: unknown) => reason);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(/^The database cannot store records now: /);
+    // Nothing was sent to commit, so there is no outcome to look for: no wait for the commit check, no line about a lost answer.
+    expect(performance.now() - started).toBeLessThan(2_500);
+    expect(log.filter((line) => line.includes('answer to a commit'))).toEqual([]);
+    proxy.restore();
+    expect(await storedWith('before commit')).toBe(0);
+    expect((await s.append(universal('incoming', { text: 'after', userId: 'u1' }))).seq).toBeGreaterThan(0);
+  });
+
   it('waits for the database to answer again, within the bound, and resolves when the commit landed', async () => {
     const s = await open(3_000);
     const lost = proxy.next('lose-answer', { refuseAfter: true });
