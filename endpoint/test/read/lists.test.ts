@@ -307,6 +307,7 @@ describe.each(DBS)('lists on $name', ({ fresh }) => {
       expect(backOne?.entries.map((e) => e.text)).toEqual(['Hello world']);
       expect(backOne?.before).toBe(`${backOne!.entries[0].seq}:0`);
       expect((await readTranscript(store, { userId: 'ann' }, undefined, 5, { seq: late.seq }))?.entries).toEqual([]);
+      expect(await readTranscript(store, { userId: 'ann' }, undefined, 0)).toEqual({ entries: [], total: 4, before: null });
       // A record of another transcript: its time is the cursor's.
       const bob = (await readTranscript(store, { userId: 'bob' }, undefined, 1))!.entries[0];
       expect((await readTranscript(store, { userId: 'ann' }, undefined, 10, { seq: bob.seq }))?.entries.map((e) => e.text)).toEqual(['late', 'Hello world', 'hi Ann', 'bye now']);
