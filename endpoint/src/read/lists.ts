@@ -42,8 +42,10 @@ export async function listUsers(store: RecordStore, filter: ReadFilter, limit: n
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     // Stryker disable next-line StringLiteral: `selectAll('')` is `select *`, the same columns when only `users` is read
     base.selectAll('u')
-      // Stryker disable next-line StringLiteral: the alias inside the scalar subquery is never read; the outer `as('conversations')` names it
-      .select((eb) => eb.selectFrom('conversation_users as cu').select((c) => c.fn.countAll<number>().as('n')).whereRef('cu.bot', '=', 'u.bot').whereRef('cu.user_id', '=', 'u.user_id').as('conversations'))
+      .select((eb) => eb.selectFrom('conversation_users as cu')
+        // Stryker disable next-line StringLiteral: the alias inside the scalar subquery is never read; the outer `as('conversations')` names it
+        .select((c) => c.fn.countAll<number>().as('n'))
+        .whereRef('cu.bot', '=', 'u.bot').whereRef('cu.user_id', '=', 'u.user_id').as('conversations'))
       .orderBy('u.last_at', 'desc').orderBy('u.user_id').limit(limit).execute(),
   ]);
   const users: UserSummary[] = rows.map((row) => ({
@@ -92,7 +94,8 @@ export async function listConversations(store: RecordStore, filter: ReadFilter, 
   const [{ n }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     // Stryker disable next-line StringLiteral: `selectAll('')` is `select *`, the same columns when only `conversations` is read
-    base.selectAll('c').orderBy('c.last_at', 'desc').orderBy('c.conversation_id').limit(limit).execute(),
+    base.selectAll('c')
+      .orderBy('c.last_at', 'desc').orderBy('c.conversation_id').limit(limit).execute(),
   ]);
   const participants = await usersOf(store, rows.map((row) => [row.bot, row.conversation_id]));
   const conversations: ConversationSummary[] = rows.map((row) => ({
@@ -244,8 +247,9 @@ export async function search(store: RecordStore, filter: ReadFilter, terms: { te
   } else {
     // Newest first, a window of time at a time (each wider than the last), until enough match: a
     // common word is found among the latest entries without reading the others.
-    // Stryker disable next-line StringLiteral: without the oldest time the windows go back to 0, past every entry: more windows, the same results
-    const { top, bottom } = await store.db.selectFrom('entries').select((eb) => [eb.fn.max('occurred_at').as('top'), eb.fn.min('occurred_at').as('bottom')]).executeTakeFirstOrThrow();
+    const { top, bottom } = await store.db.selectFrom('entries').select((eb) => [eb.fn.max('occurred_at').as('top'),
+      // Stryker disable next-line StringLiteral: without the oldest time the windows go back to 0, past every entry: more windows, the same results
+      eb.fn.min('occurred_at').as('bottom')]).executeTakeFirstOrThrow();
     rows = [];
     // Stryker disable next-line LogicalOperator: a lowest time of 0 only reads more (empty) windows, with the same results
     const lowest = Number(bottom ?? 0);
