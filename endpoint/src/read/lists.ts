@@ -66,12 +66,14 @@ export async function listUsers(store: RecordStore, filter: ReadFilter, limit: n
 /** Conversations (or those that match `filter`), most recently active first: the total, and the first `limit`. */
 export async function listConversations(store: RecordStore, filter: ReadFilter, limit: number): Promise<ConversationsResponse> {
   // No entry on the platform and channel (with the intent) asked: no conversation to look for.
-  // Stryker disable ConditionalExpression,EqualityOperator,LogicalOperator,BlockStatement,ObjectLiteral: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,BlockStatement: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
   if (filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined) {
+    // Stryker disable next-line ObjectLiteral: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
     const { n } = await counts(store, { bot: filter.bot, bots: filter.bots, platform: filter.platform, channel: filter.channel }, 'd')
+      // Stryker disable next-line ConditionalExpression: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
       .$if(filter.intent !== undefined, (q) => q.where('intent', '=', filter.intent!)).select((eb) => eb.fn.sum<number>('entries').as('n')).executeTakeFirstOrThrow();
+    // Stryker disable next-line ConditionalExpression: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
     if (Number(n ?? 0) === 0) return { total: 0, conversations: [] };
-  // Stryker restore ConditionalExpression,EqualityOperator,LogicalOperator,BlockStatement,ObjectLiteral
   }
   const base = store.db.selectFrom('conversations as c')
     .$if(botsOf(filter) !== undefined, (q) => q.where('c.bot', 'in', botsOf(filter)!))
@@ -239,9 +241,8 @@ export async function search(store: RecordStore, filter: ReadFilter, terms: { te
     .$if(terms.user !== undefined, (q) => q.where((eb) => eb.or([eb('e.user_id', '=', terms.user!), containsIgnoringCase(sql.ref('e.user_name'), terms.user!)])))
     .select(['e.seq', 'e.idx', 'e.bot']).orderBy('e.occurred_at', 'desc').orderBy('e.seq', 'desc').orderBy('e.idx', 'desc');
   let rows: { seq: number; idx: number; bot: string }[];
-  // Stryker disable ConditionalExpression,EqualityOperator,LogicalOperator: reading the range at once or by windows of time finds the same results; only the speed differs
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: reading the range at once or by windows of time finds the same results; only the speed differs
   if ((filter.from !== undefined || filter.to !== undefined) && reach <= SEARCH_BY_TIME_BELOW) {
-  // Stryker restore ConditionalExpression,EqualityOperator,LogicalOperator
     // A range that holds few entries: all of them, by time (its index).
     rows = await matching().limit(limit + 1).execute();
   } else {
