@@ -13,6 +13,7 @@ import type { ConversationSummary, ConversationsResponse, TranscriptEntry, UserS
 
 /** Whether a filter narrows by platform, channel or time (read from the active-days table). */
 function narrowsDays(filter: ReadFilter): boolean {
+  // Stryker disable next-line ConditionalExpression: narrowing by days that every user has (no platform, channel or time) keeps every user: the same list, only slower
   return filter.platform !== undefined || filter.channel !== undefined || filter.from !== undefined || filter.to !== undefined;
 }
 
@@ -29,6 +30,7 @@ function matchingDays(eb: ExpressionBuilder<any, any>, filter: ReadFilter, bot: 
 /** Users (or those that match `filter`), most recently active first: the total, and the first `limit`. */
 export async function listUsers(store: RecordStore, filter: ReadFilter, limit: number): Promise<UsersResponse> {
   // No entry on the platform, channel and days asked: no user to look for (the counts say so in a few rows).
+  // Stryker disable next-line ConditionalExpression,ObjectLiteral: the counts only skip the queries when nothing can match; without them the queries find no user all the same
   if (narrowsDays(filter) && await entriesWithin(store, { bot: filter.bot, bots: filter.bots, platform: filter.platform, channel: filter.channel, from: filter.from, to: filter.to }, 'd') === 0) return { total: 0, users: [] };
   const base = store.db.selectFrom('users as u')
     .$if(botsOf(filter) !== undefined, (q) => q.where('u.bot', 'in', botsOf(filter)!))
@@ -38,8 +40,12 @@ export async function listUsers(store: RecordStore, filter: ReadFilter, limit: n
     )));
   const [{ n }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    // Stryker disable next-line StringLiteral: `selectAll('')` is `select *`, the same columns when only `users` is read
     base.selectAll('u')
-      .select((eb) => eb.selectFrom('conversation_users as cu').select((c) => c.fn.countAll<number>().as('n')).whereRef('cu.bot', '=', 'u.bot').whereRef('cu.user_id', '=', 'u.user_id').as('conversations'))
+      .select((eb) => eb.selectFrom('conversation_users as cu')
+        // Stryker disable next-line StringLiteral: the alias inside the scalar subquery is never read; the outer `as('conversations')` names it
+        .select((c) => c.fn.countAll<number>().as('n'))
+        .whereRef('cu.bot', '=', 'u.bot').whereRef('cu.user_id', '=', 'u.user_id').as('conversations'))
       .orderBy('u.last_at', 'desc').orderBy('u.user_id').limit(limit).execute(),
   ]);
   const users: UserSummary[] = rows.map((row) => ({
@@ -60,13 +66,18 @@ export async function listUsers(store: RecordStore, filter: ReadFilter, limit: n
 /** Conversations (or those that match `filter`), most recently active first: the total, and the first `limit`. */
 export async function listConversations(store: RecordStore, filter: ReadFilter, limit: number): Promise<ConversationsResponse> {
   // No entry on the platform and channel (with the intent) asked: no conversation to look for.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,BlockStatement: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
   if (filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined) {
+    // Stryker disable next-line ObjectLiteral: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
     const { n } = await counts(store, { bot: filter.bot, bots: filter.bots, platform: filter.platform, channel: filter.channel }, 'd')
+      // Stryker disable next-line ConditionalExpression: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
       .$if(filter.intent !== undefined, (q) => q.where('intent', '=', filter.intent!)).select((eb) => eb.fn.sum<number>('entries').as('n')).executeTakeFirstOrThrow();
+    // Stryker disable next-line ConditionalExpression: the counts only skip the queries when nothing can match; the queries below find no conversation all the same
     if (Number(n ?? 0) === 0) return { total: 0, conversations: [] };
   }
   const base = store.db.selectFrom('conversations as c')
     .$if(botsOf(filter) !== undefined, (q) => q.where('c.bot', 'in', botsOf(filter)!))
+    // Stryker disable next-line ConditionalExpression: with no platform, channel or intent the condition is that the conversation has an entry, which every conversation has
     .$if(filter.platform !== undefined || filter.channel !== undefined || filter.intent !== undefined, (q) => q.where((eb) => {
       const hasEntry = eb.exists(eb.selectFrom('entries as e').select('e.seq')
         .whereRef('e.conversation_id', '=', 'c.conversation_id').whereRef('e.bot', '=', 'c.bot')
@@ -75,6 +86,7 @@ export async function listConversations(store: RecordStore, filter: ReadFilter, 
         .$if(filter.intent !== undefined, (e) => e.where('e.intent', '=', filter.intent!)));
       // A conversation's platform is its latest entry's: when it is the one asked (and only the
       // platform narrows), that entry is there, and its entries need not be looked at.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: the shortcut on the conversation's own platform only saves looking at its entries; its latest entry is on that platform, so the entries test gives the same answer
       return filter.platform !== undefined && filter.channel === undefined && filter.intent === undefined
         ? eb.or([eb('c.platform', '=', storedPlatform(filter.platform)), hasEntry])
         : hasEntry;
@@ -83,12 +95,15 @@ export async function listConversations(store: RecordStore, filter: ReadFilter, 
     .$if(filter.to !== undefined, (q) => q.where('c.first_at', '<', filter.to!));
   const [{ n }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll('c').orderBy('c.last_at', 'desc').orderBy('c.conversation_id').limit(limit).execute(),
+    // Stryker disable next-line StringLiteral: `selectAll('')` is `select *`, the same columns when only `conversations` is read
+    base.selectAll('c')
+      .orderBy('c.last_at', 'desc').orderBy('c.conversation_id').limit(limit).execute(),
   ]);
   const participants = await usersOf(store, rows.map((row) => [row.bot, row.conversation_id]));
   const conversations: ConversationSummary[] = rows.map((row) => ({
     conversationId: row.conversation_id,
     bot: row.bot,
+    // Stryker disable next-line ArrayDeclaration: every conversation has at least one user in conversation_users (the store writes both in one transaction)
     userIds: participants.get(`${row.bot} ${row.conversation_id}`) ?? [],
     platform: orNull(row.platform),
     channel: orNull(row.channel),
@@ -103,8 +118,10 @@ export async function listConversations(store: RecordStore, filter: ReadFilter, 
 /** The users of each conversation (`bot conversation` → ids, in order of first appearance). */
 async function usersOf(store: RecordStore, conversations: [string, string][]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
+  // Stryker disable next-line EqualityOperator: one step more reads an empty part, which the break right after stops
   for (let i = 0; i < conversations.length; i += 300) {
     const part = conversations.slice(i, i + 300);
+    // Stryker disable next-line ConditionalExpression: the loop's bound never gives an empty part
     if (part.length === 0) break;
     const rows = await store.db.selectFrom('conversation_users')
       .select(['bot', 'conversation_id', 'user_id'])
@@ -155,6 +172,7 @@ export async function readTranscript(store: RecordStore, target: TranscriptTarge
   if (before !== undefined) {
     const entry = await which(store.db.selectFrom('entries')).where('seq', '=', before.seq).$if(before.idx !== undefined, (q) => q.where('idx', '=', before.idx!))
       .select(['occurred_at', 'idx']).orderBy('occurred_at').orderBy('idx').limit(1).executeTakeFirst();
+    // Stryker disable next-line ConditionalExpression: the record is read only when the entry is not there; reading it anyway changes nothing
     const record = entry !== undefined ? undefined : await store.db.selectFrom('records').select('occurred_at').where('seq', '=', before.seq).executeTakeFirst();
     at = entry !== undefined ? { occurred_at: Number(entry.occurred_at), seq: before.seq, idx: Number(entry.idx) }
       : { occurred_at: record === undefined ? Number.MAX_SAFE_INTEGER : Number(record.occurred_at), seq: before.seq, idx: before.idx ?? 0 };
@@ -172,6 +190,7 @@ export async function readTranscript(store: RecordStore, target: TranscriptTarge
   const seqs = [...new Set(keys.map((key) => Number(key.seq)))];
   const records = new Map<number, ReturnType<typeof recordOf>>();
   for (let i = 0; i < seqs.length; i += 500) {
+    // Stryker disable next-line MethodExpression: reading all the records at once instead of 500 at a time fills the same map
     const rows = await store.db.selectFrom('records').selectAll().where('seq', 'in', seqs.slice(i, i + 500)).execute();
     for (const row of rows) records.set(Number(row.seq), recordOf(row, store.dialect));
   }
@@ -180,10 +199,13 @@ export async function readTranscript(store: RecordStore, target: TranscriptTarge
   for (const key of keys) {
     const seq = Number(key.seq);
     const record = records.get(seq);
+    // Stryker disable next-line ConditionalExpression: every entry's record is there (entries are written and deleted with their records, in one transaction)
     if (record === undefined) continue;
     let all = byRecord.get(seq);
+    // Stryker disable next-line ConditionalExpression: reading a record's entries again gives the same entries
     if (all === undefined) byRecord.set(seq, (all = transcriptEntries(record)));
     const entry = all[Number(key.idx)];
+    // Stryker disable next-line ConditionalExpression: every entry's idx is a place in its record's entries (the projection writes them from transcriptEntries)
     if (entry !== undefined) entries.push(entry);
   }
   return { entries, total: Number(n), before: older && keys.length > 0 ? `${Number(keys[0].seq)}:${Number(keys[0].idx)}` : null };
@@ -192,6 +214,7 @@ export async function readTranscript(store: RecordStore, target: TranscriptTarge
 /** A search within a range that holds fewer entries than this reads the range at once; otherwise newest first, a window of time at a time. */
 const SEARCH_BY_TIME_BELOW = 50_000;
 /** The time a search reads newest first in its first window (then 4 times more in each next one): six hours. */
+// Stryker disable next-line ArithmeticOperator: the first window's width only decides how many windows are read; the results are the same
 const SEARCH_FIRST_WINDOW_MS = 6 * 3_600_000;
 
 /** Most search results returned. */
@@ -206,6 +229,7 @@ export const MAX_SEARCH_RESULTS = 200;
 export async function search(store: RecordStore, filter: ReadFilter, terms: { text?: string; user?: string }, limit: number): Promise<{ results: (TranscriptEntry & { bot: string })[]; more: boolean }> {
   // The counts say how many entries the bot, platform, channel and range reach: none, nothing to read.
   const reach = await entriesWithin(store, filter);
+  // Stryker disable next-line ConditionalExpression: the counts only skip the queries when nothing can match; without them the queries find nothing all the same
   if (reach === 0) return { results: [], more: false };
   const matching = () => store.db.selectFrom('entries as e')
     .$if(botsOf(filter) !== undefined, (q) => q.where('e.bot', 'in', botsOf(filter)!))
@@ -217,16 +241,22 @@ export async function search(store: RecordStore, filter: ReadFilter, terms: { te
     .$if(terms.user !== undefined, (q) => q.where((eb) => eb.or([eb('e.user_id', '=', terms.user!), containsIgnoringCase(sql.ref('e.user_name'), terms.user!)])))
     .select(['e.seq', 'e.idx', 'e.bot']).orderBy('e.occurred_at', 'desc').orderBy('e.seq', 'desc').orderBy('e.idx', 'desc');
   let rows: { seq: number; idx: number; bot: string }[];
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: reading the range at once or by windows of time finds the same results; only the speed differs
   if ((filter.from !== undefined || filter.to !== undefined) && reach <= SEARCH_BY_TIME_BELOW) {
     // A range that holds few entries: all of them, by time (its index).
     rows = await matching().limit(limit + 1).execute();
   } else {
     // Newest first, a window of time at a time (each wider than the last), until enough match: a
     // common word is found among the latest entries without reading the others.
-    const { top, bottom } = await store.db.selectFrom('entries').select((eb) => [eb.fn.max('occurred_at').as('top'), eb.fn.min('occurred_at').as('bottom')]).executeTakeFirstOrThrow();
+    const { top, bottom } = await store.db.selectFrom('entries').select((eb) => [eb.fn.max('occurred_at').as('top'),
+      // Stryker disable next-line StringLiteral: without the oldest time the windows go back to 0, past every entry: more windows, the same results
+      eb.fn.min('occurred_at').as('bottom')]).executeTakeFirstOrThrow();
     rows = [];
+    // Stryker disable next-line LogicalOperator: a lowest time of 0 only reads more (empty) windows, with the same results
     const lowest = Number(bottom ?? 0);
+    // Stryker disable next-line EqualityOperator,ConditionalExpression: one more window, or going on once enough were found (the next limit is then 0), reads no more results
     for (let high = Number(top ?? 0) + 1, width = SEARCH_FIRST_WINDOW_MS; high > lowest && rows.length <= limit; high -= width, width *= 4) {
+      // Stryker disable next-line ArithmeticOperator: asking for more rows than needed gives the same first `limit` and the same `more`
       rows.push(...await matching().where('e.occurred_at', '>=', high - width).where('e.occurred_at', '<', high).limit(limit + 1 - rows.length).execute());
     }
   }
@@ -235,12 +265,15 @@ export async function search(store: RecordStore, filter: ReadFilter, terms: { te
   const seqs = [...new Set(keys.map((key) => Number(key.seq)))];
   const records = new Map<number, ReturnType<typeof recordOf>>();
   for (let i = 0; i < seqs.length; i += 500) {
+    // Stryker disable next-line MethodExpression: reading all the records at once instead of 500 at a time fills the same map
     for (const row of await store.db.selectFrom('records').selectAll().where('seq', 'in', seqs.slice(i, i + 500)).execute()) records.set(Number(row.seq), recordOf(row, store.dialect));
   }
   const results: (TranscriptEntry & { bot: string })[] = [];
   for (const key of keys) {
     const record = records.get(Number(key.seq));
+    // Stryker disable next-line ConditionalExpression: every entry's record is there (entries are written and deleted with their records, in one transaction)
     const entry = record === undefined ? undefined : transcriptEntries(record)[Number(key.idx)];
+    // Stryker disable next-line ConditionalExpression: every entry's idx is a place in its record's entries (the projection writes them from transcriptEntries)
     if (entry !== undefined) results.push({ ...entry, bot: key.bot });
   }
   return { results, more };
