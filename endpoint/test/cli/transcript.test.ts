@@ -64,7 +64,7 @@ describe('transcript', () => {
     expect(all.stdout).not.toContain('not shown');
     const json = await runCli(['transcript', '--url', endpoint.url, '--limit', '1', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ usersNotShown: 1, transcripts: [{ userId: 'bob' }] });
-  });
+  }, 60_000); // three CLI processes, each starting Node and tsx: over 20 s on a loaded machine
 
   it('exits 2 for --limit with --user, or a --limit that is not a whole number', async () => {
     const both = await runCli(['transcript', '--url', endpoint.url, '--user', 'bob', '--limit', '3']);
