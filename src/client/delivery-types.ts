@@ -43,6 +43,14 @@ export interface RecordWaiter {
 }
 
 /**
+ * A record's idempotency key: the one it was saved with, when it is re-sent from `persistDir`,
+ * else a new random UUID (made once, when the record is logged).
+ */
+export function recordKey(origin: { readonly key: string } | undefined): string {
+  return origin?.key ?? randomUUID();
+}
+
+/**
  * A record waiting for delivery, held compactly: its serialized body, its user's lane, a few
  * numbers, and references to what it shares with every record of its kind (`target`). Nothing of
  * the turn or the logged object is kept. One object per record: it is also its entry in the
@@ -83,7 +91,7 @@ export class QueuedRecord implements BodyHolder {
      * to `persistDir`, so that the endpoint stores it once however often it is sent: a new random
      * UUID when it is logged, the saved one when it is re-sent from `persistDir`.
      */
-    readonly key: string = origin?.key ?? randomUUID(),
+    readonly key: string = recordKey(origin),
   ) {}
 
   /** The JSON body as text. */

@@ -5,8 +5,7 @@
  * saved to `persistDir` or dropped, and reported. Every record that comes in is counted once, in
  * `logged`, and ends up counted once more: delivered, failed, dropped or persisted.
  */
-import { randomUUID } from 'node:crypto';
-import { QueuedRecord, type RecordTarget } from './delivery-types.js';
+import { QueuedRecord, recordKey, type RecordTarget } from './delivery-types.js';
 import type { DeliveryQueue, TrackResult } from './delivery-queue.js';
 import { endpointOf } from './diagnose.js';
 import { TrackingDeliveryError } from './errors.js';
@@ -88,7 +87,7 @@ export class Intake {
     // could never be queued. (What does not fit is saved to disk, after them.)
     const holds = origin === undefined && replay !== undefined && replay.holds(laneKey);
     if (this.parts.queue.isFull || (held > 0 && this.parts.queue.size + held >= this.parts.maxQueueSize) || (holds && held >= this.parts.maxQueueSize - 1)) {
-      const persisted = this.saveForLater(target, json, origin, seq, origin?.key ?? randomUUID());
+      const persisted = this.saveForLater(target, json, origin, seq, recordKey(origin));
       if (persisted) this.parts.queue.counters.persisted++;
       else this.parts.queue.counters.dropped++;
       // A burst past the cap shares one error, and one rejected promise, per kind of refusal for a
