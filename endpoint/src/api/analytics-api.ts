@@ -3,7 +3,7 @@
  * intent, and one stored record as it was received (with its `platformJson`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { revenue } from '../read/analytics.js';
+import { severalCurrencies } from '../read/analytics.js';
 import { intentStats, timeseries } from '../read/charts.js';
 import { sendError, sendJson } from '../http/respond.js';
 import { sendView } from './export.js';
@@ -77,9 +77,9 @@ export async function handleTimeseries(_req: IncomingMessage, res: ServerRespons
   if (limit === undefined) return badLimit(res, query, MAX_POINTS);
   const parsed = filterParams(query, keys, access);
   if (!parsed.ok) return badFilter(res, parsed.problems);
-  const [body, money] = await Promise.all([series(store, bucket as TimeBucket | 'week' | 'month' | 'auto', limit, parsed.filter), revenue(store, parsed.filter, 1)]);
+  const [body, several] = await Promise.all([series(store, bucket as TimeBucket | 'week' | 'month' | 'auto', limit, parsed.filter), severalCurrencies(store, parsed.filter)]);
   // Amounts in different currencies are never added: no revenue figure when the range has several.
-  if (money.byCurrency.length > 1) for (const point of body.points) point.revenue = null;
+  if (several) for (const point of body.points) point.revenue = null;
   sendView(res, query, `timeseries-${body.bucket}`, body, () => ({
     columns: ['start', 'incoming', 'outgoing', 'events', 'not handled', 'revenue'],
     rows: body.points.map((p) => [p.start, p.incoming, p.outgoing, p.events, p.notHandled, p.revenue]),

@@ -8,4 +8,4 @@ export { activeUsers, retention, sessionStats, RETENTION_WEEKS } from './users.j
 export { funnel, paths } from './flows.js';
 export { clickedButtons, topMessages } from './messages.js';
 export { feedback } from './feedback.js';
-export { revenue } from './revenue.js';
+export { revenue, severalCurrencies } from './revenue.js';

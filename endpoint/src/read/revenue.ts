@@ -1,7 +1,8 @@
 /** Revenue with its currency (unknown when the event gives none), per day and per user. */
 import { sql } from 'kysely';
 import type { RecordStore } from '../store/store.js';
-import type { ReadFilter } from './filter.js';
+import { counts } from './charts.js';
+import { HOUR, type ReadFilter } from './filter.js';
 import { bucketOf, byDimensions, byRange, iso, round } from './periods.js';
 import type { RevenueResponse } from '../types.js';
 
@@ -46,4 +47,18 @@ export async function revenue(store: RecordStore, filter: ReadFilter, limit: num
       .map(({ key, total, count }) => ({ start: iso(key[0]), currency: key[1], total: money(total), count })),
     perUser: top.map(({ key: [bot, userId, currency], total, count }) => ({ userId, userName: names.get(`${bot} ${userId}`) ?? null, bot, currency, total: money(total), count })),
   };
+}
+
+/**
+ * Whether the revenue events that match the filter are in more than one currency (events without
+ * one count as one more, as in `revenue`'s byCurrency): what the timeseries asks to know whether
+ * its revenue may be summed. From the counts (a few rows, however many events) when they answer
+ * the filter's range exactly, its ends on whole hours; else from the events, as `revenue` does.
+ * (The counts also hold the currency of a revenue event stored without an amount, which
+ * `revenue` leaves out; the spec's schema, checked on every way in, requires an amount.)
+ */
+export async function severalCurrencies(store: RecordStore, filter: ReadFilter): Promise<boolean> {
+  if ((filter.from ?? 0) % HOUR !== 0 || (filter.to ?? 0) % HOUR !== 0) return (await revenue(store, filter, 1)).byCurrency.length > 1;
+  const rows = await counts(store, filter).where('event_type', '=', 'revenueEvent').where('entries', '>', 0).select('currency').distinct().limit(2).execute();
+  return rows.length > 1;
 }

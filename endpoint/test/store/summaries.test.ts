@@ -194,6 +194,13 @@ describe.each(DBS)('what the store keeps on $name', ({ fresh }) => {
         { start: iso('2026-03-02T00:00:00Z'), incoming: 3, outgoing: 1, events: 1, notHandled: 1, revenue: null },
         { start: iso('2026-03-03T00:00:00Z'), incoming: 0, outgoing: 0, events: 2, notHandled: 0, revenue: null },
       ]);
+      // Whole hours holding both currencies: read from the counts, no sum either.
+      expect((await get('/api/timeseries?bucket=hour&from=2026-03-02T10:00:00Z&to=2026-03-03T11:00:00Z')).points.filter((p: { revenue: number | null }) => p.revenue !== null)).toEqual([]);
+      // A range whose start is not on a whole hour: only the events within it are asked (the unknown
+      // currency's 3 on 2026-03-03; EUR's 12.5 at 10:02 is before 10:30), so its revenue is shown.
+      const late = (await get('/api/timeseries?bucket=hour&from=2026-03-02T10:30:00Z&to=2026-03-03T11:00:00Z')).points;
+      expect(late.find((p: { start: string }) => p.start === iso('2026-03-03T10:00:00Z'))).toMatchObject({ events: 2, revenue: 3 });
+      expect(late.every((p: { revenue: number | null }) => typeof p.revenue === 'number')).toBe(true);
     });
   });
 
