@@ -9,17 +9,16 @@
  * bots: `one`, holding a single incoming message, and `shop`, whose two users make a funnel with a
  * drop-off of 50% and then of 0%.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, startEndpoint, startLiveDatasetEndpoint, tableRows, type WatchedPage } from './harness.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startEndpoint, startLiveDatasetEndpoint, tableRows, usePages } from './harness.js';
 
 const ONE_KEY = 'one-key-1';
 const SHOP_KEY = 'shop-key-2';
 
 let live: Awaited<ReturnType<typeof startLiveDatasetEndpoint>>;
 let small: Awaited<ReturnType<typeof startEndpoint>>;
-let browser: Browser;
-let watched: WatchedPage | undefined;
+const pages = usePages();
 
 /** Sends one record as the bot of `apiKey`, dated now. */
 async function send(apiKey: string, type: string, body: Record<string, unknown>): Promise<void> {
@@ -31,7 +30,7 @@ async function send(apiKey: string, type: string, body: Record<string, unknown>)
 }
 
 beforeAll(async () => {
-  [live, small, browser] = await Promise.all([startLiveDatasetEndpoint(), startEndpoint({ apiKeys: [`one=${ONE_KEY}`, `shop=${SHOP_KEY}`] }), launchBrowser()]);
+  [live, small] = await Promise.all([startLiveDatasetEndpoint(), startEndpoint({ apiKeys: [`one=${ONE_KEY}`, `shop=${SHOP_KEY}`] })]);
   await send(ONE_KEY, 'incoming', { userId: 'solo', text: 'hello', intent: { name: 'Greet', inputs: [] } });
   // shop: u1 greets, orders and buys; u2 only greets. Greet 2 users, Order 1 (50% dropped off), purchase 1 (0%).
   await send(SHOP_KEY, 'incoming', { userId: 'u1', text: 'hi', intent: { name: 'Greet', inputs: [] } });
@@ -40,22 +39,14 @@ beforeAll(async () => {
   await send(SHOP_KEY, 'event', { type: 'revenueEvent', name: 'purchase', userId: 'u1', amount: 9.5, metadata: { currency: 'EUR' } });
 }, 60_000);
 
-afterEach(async () => {
-  const problems = watched?.problems ?? [];
-  await watched?.close();
-  watched = undefined;
-  expect(problems).toEqual([]);
-});
-
 afterAll(async () => {
-  await browser?.close();
   await small?.close();
   await live?.close();
 });
 
 /** Opens `origin`'s page at `hash` and waits for `ready`. */
 async function open(origin: string, hash: string, ready: string, width = 1280): Promise<Page> {
-  watched = await openPage(browser, origin, { width });
+  const watched = await pages.open(origin, { width });
   await watched.page.goto(`${origin}/${hash}`);
   await watched.page.locator(ready).first().waitFor({ state: 'attached' });
   return watched.page;

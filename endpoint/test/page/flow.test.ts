@@ -15,10 +15,10 @@
  * So: step 1 Echo 5 (1 ended there), Help 1 (ended); step 2 Help 4 (1 ended); step 3 Buy 3 (1 ended);
  * step 4 purchase 2 (both ended there, the diagram's last step). "Ended" after step 1: 2, after step 2: 1, after step 3: 1.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { PathsResponse } from '../../src/index.js';
-import { KEY, launchBrowser, openPage, startEndpoint, type WatchedPage } from './harness.js';
+import { KEY, startEndpoint, usePages } from './harness.js';
 
 const SESSIONS: Record<string, string[]> = {
   u1: ['Echo'],
@@ -30,8 +30,7 @@ const SESSIONS: Record<string, string[]> = {
 };
 
 let endpoint: Awaited<ReturnType<typeof startEndpoint>>;
-let browser: Browser;
-let watched: WatchedPage | undefined;
+const pages = usePages();
 
 async function send(type: 'incoming' | 'event', body: unknown): Promise<void> {
   const query = new URLSearchParams({ platform: 'twitter', v: '11.1.0-rest', type, apiKey: KEY });
@@ -40,7 +39,7 @@ async function send(type: 'incoming' | 'event', body: unknown): Promise<void> {
 }
 
 beforeAll(async () => {
-  [endpoint, browser] = await Promise.all([startEndpoint(), launchBrowser()]);
+  endpoint = await startEndpoint();
   // One step at a time, each dated when it is sent (the endpoint's receipt), so each user's steps happen in order.
   for (const [userId, steps] of Object.entries(SESSIONS)) {
     for (const step of steps) {
@@ -51,15 +50,7 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-afterEach(async () => {
-  const problems = watched?.problems ?? [];
-  await watched?.close();
-  watched = undefined;
-  expect(problems).toEqual([]);
-});
-
 afterAll(async () => {
-  await browser?.close();
   await endpoint?.close();
 });
 
@@ -109,8 +100,7 @@ describe('the flow diagram', () => {
   });
 
   it('sizes each step by the sessions that reached it and shows where sessions ended', async () => {
-    watched = await openPage(browser, endpoint.url, { width: 1280 });
-    const { page } = watched;
+    const { page } = await pages.open(endpoint.url, { width: 1280 });
     await page.goto(`${endpoint.url}/#view=flow`);
     await page.locator('[data-table="flow"] tbody tr').first().waitFor({ state: 'attached' });
     // The table beside the chart: each chain of steps, its sessions, and those that ended there.

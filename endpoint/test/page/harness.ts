@@ -13,6 +13,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startEndpoint } from '../helpers/demo.js';
 import { DATASET_KEY, loadDataset, OTHER_BOT_KEY } from '../helpers/dataset.js';
@@ -54,6 +55,50 @@ export function launchBrowser(): Promise<Browser> {
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** The pages of one test file: each test opens its own, closed after it. */
+export interface Pages {
+  /** Opens a watched page (see openPage) on the file's browser; it is closed after the test, which fails if it (or any other page the test opened) had a problem. */
+  open(origin: string, options?: PageOptions): Promise<WatchedPage>;
+  /** The page the running test opened last, if it opened one. */
+  readonly current: WatchedPage | undefined;
+}
+
+/**
+ * Registers a page test file's hooks: Chromium is launched before all (while the file's own
+ * `beforeAll` starts its endpoints) and closed after all; after each test, the pages it opened are
+ * closed, and the test fails if, whatever it did, a page showed a dialog, threw, logged an
+ * error, broke its Content-Security-Policy, parsed HTML from a string or left the endpoint.
+ */
+export function usePages(): Pages {
+  let browser: Promise<Browser> | undefined;
+  let opened: WatchedPage[] = [];
+  beforeAll(() => {
+    browser = launchBrowser();
+    // Awaited by the first open(); a launch that fails fails that test, and is not left unhandled.
+    browser.catch(() => undefined);
+  });
+  afterEach(async () => {
+    const pages = opened;
+    opened = [];
+    await Promise.all(pages.map((page) => page.close()));
+    expect(pages.flatMap((page) => page.problems)).toEqual([]);
+  });
+  afterAll(async () => {
+    await (await browser?.catch(() => undefined))?.close();
+  });
+  return {
+    async open(origin, options) {
+      if (browser === undefined) throw new Error('usePages(): open() is for tests, after the browser is launched');
+      const watched = await openPage(await browser, origin, options);
+      opened.push(watched);
+      return watched;
+    },
+    get current() {
+      return opened.at(-1);
+    },
+  };
 }
 
 /** A page and what went wrong on it. */

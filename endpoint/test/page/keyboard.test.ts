@@ -3,27 +3,18 @@
  * the views, the filter, the controls of each card and the transcripts, Enter and Space work
  * them, and whatever has the focus shows it.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, startDatasetEndpoint, type WatchedPage } from './harness.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startDatasetEndpoint, usePages } from './harness.js';
 
 let endpoint: Awaited<ReturnType<typeof startDatasetEndpoint>>;
-let browser: Browser;
-let watched: WatchedPage | undefined;
+const pages = usePages();
 
 beforeAll(async () => {
-  [endpoint, browser] = await Promise.all([startDatasetEndpoint(), launchBrowser()]);
+  endpoint = await startDatasetEndpoint();
 }, 60_000);
 
-afterEach(async () => {
-  const problems = watched?.problems ?? [];
-  await watched?.close();
-  watched = undefined;
-  expect(problems).toEqual([]);
-});
-
 afterAll(async () => {
-  await browser?.close();
   await endpoint?.close();
 });
 
@@ -57,8 +48,7 @@ async function tabTo(page: Page, wanted: (stop: { tag: string; name: string; sel
 }
 
 it('switches views and opens a transcript with Tab and Enter, the focus always visible', async () => {
-  watched = await openPage(browser, endpoint.url);
-  const { page } = watched;
+  const { page } = await pages.open(endpoint.url);
   await page.goto(`${endpoint.url}/#view=users&bot=pizza`);
   await page.locator('[data-table="active-users"] tbody tr').first().waitFor({ state: 'attached' });
 
@@ -94,8 +84,7 @@ it('switches views and opens a transcript with Tab and Enter, the focus always v
 });
 
 it('works a card\'s controls by keyboard: the interval, the table instead of the chart, and a funnel step', async () => {
-  watched = await openPage(browser, endpoint.url);
-  const { page } = watched;
+  const { page } = await pages.open(endpoint.url);
   await page.goto(`${endpoint.url}/#view=users&bot=pizza`);
   await page.locator('[data-table="active-users"] tbody tr').first().waitFor({ state: 'attached' });
 

@@ -8,9 +8,8 @@
  * endpoint/README.md show them.
  */
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, screenshot, startEndpoint, startLiveDatasetEndpoint, tableRows, widths, type WatchedPage } from './harness.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, startEndpoint, startLiveDatasetEndpoint, tableRows, widths, usePages } from './harness.js';
 import { SHOWCASE_CONVERSATION } from './live-dataset.js';
 
 const DOCS_IMAGES = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
@@ -27,22 +26,13 @@ const VIEWS = [
 ] as const;
 
 let endpoint: Awaited<ReturnType<typeof startLiveDatasetEndpoint>>;
-let browser: Browser;
-let watched: WatchedPage | undefined;
+const pages = usePages();
 
 beforeAll(async () => {
-  [endpoint, browser] = await Promise.all([startLiveDatasetEndpoint(), launchBrowser()]);
+  endpoint = await startLiveDatasetEndpoint();
 }, 60_000);
 
-afterEach(async () => {
-  const problems = watched?.problems ?? [];
-  await watched?.close();
-  watched = undefined;
-  expect(problems).toEqual([]);
-});
-
 afterAll(async () => {
-  await browser?.close();
   await endpoint?.close();
 });
 
@@ -50,8 +40,7 @@ for (const width of WIDTHS) {
   describe(`at ${width} px`, () => {
     for (const { view, ready, cards, ...rest } of VIEWS) {
       it(`shows the ${view} view whole, without sideways scrolling`, async () => {
-        watched = await openPage(browser, endpoint.url, { width, height: 900 });
-        const { page } = watched;
+        const { page } = await pages.open(endpoint.url, { width, height: 900 });
         await page.goto(`${endpoint.url}/#view=${view}${'extra' in rest ? rest.extra : ''}`);
         await page.locator(ready).first().waitFor();
         // Every chart drawn, at the width of its card.
@@ -112,8 +101,7 @@ for (const width of WIDTHS) {
 
 describe('a live bot\'s twelve weeks', () => {
   it('lists the latest 10 comments on a phone, and 10 more at a time on request', async () => {
-    watched = await openPage(browser, endpoint.url, { width: 375 });
-    const { page } = watched;
+    const { page } = await pages.open(endpoint.url, { width: 375 });
     await page.goto(`${endpoint.url}/#view=feedback`);
     await page.locator('.comment').first().waitFor();
     const all = Number((await page.locator('.more-comments .muted').textContent())!.match(/of (\d+) comments/)![1]);
@@ -129,8 +117,7 @@ describe('a live bot\'s twelve weeks', () => {
   });
 
   it('shows Transcripts on a phone as a list filling the screen, then the transcript as its own screen, and back', async () => {
-    watched = await openPage(browser, endpoint.url, { width: 375, height: 740 });
-    const { page } = watched;
+    const { page } = await pages.open(endpoint.url, { width: 375, height: 740 });
     await page.goto(`${endpoint.url}/#view=conversations`);
     await page.locator('.list .row').first().waitFor();
     // The list alone, as long as the list: more rows than a screen holds, no box of four.
@@ -167,8 +154,7 @@ describe('a live bot\'s twelve weeks', () => {
 
   for (const width of [375, 1280]) {
     it(`draws the flow of thirteen intents readably at ${width} px: a few nodes per step, the rest as Other, no label over another`, async () => {
-      watched = await openPage(browser, endpoint.url, { width });
-      const { page } = watched;
+      const { page } = await pages.open(endpoint.url, { width });
       await page.goto(`${endpoint.url}/#view=flow`);
       const chart = page.locator('[data-chart="flow"]');
       await expect.poll(() => chart.locator('svg text').count()).toBeGreaterThan(4);
@@ -199,8 +185,7 @@ describe('a live bot\'s twelve weeks', () => {
   }
 
   it('shows messages over all time, per week, every message of the range in it', async () => {
-    watched = await openPage(browser, endpoint.url, { width: 1280 });
-    const { page } = watched;
+    const { page } = await pages.open(endpoint.url, { width: 1280 });
     await page.goto(`${endpoint.url}/#view=messages`);
     await page.locator('[data-table="messages-over-time"] tbody tr').first().waitFor({ state: 'attached' });
     const rows = await tableRows(page, 'messages-over-time');
@@ -215,8 +200,7 @@ describe('a live bot\'s twelve weeks', () => {
 
 
   it('marks this week\'s figures as counted so far, as its note says, and leaves weeks not begun empty', async () => {
-    watched = await openPage(browser, endpoint.url, { width: 1280 });
-    const { page } = watched;
+    const { page } = await pages.open(endpoint.url, { width: 1280 });
     await page.goto(`${endpoint.url}/#view=users`);
     await page.locator('[data-table="retention"] tbody tr').first().waitFor();
     const monday = (ms: number) => Math.floor((ms - 4 * 86_400_000) / (7 * 86_400_000)) * 7 * 86_400_000 + 4 * 86_400_000;
@@ -242,8 +226,7 @@ describe('on an endpoint with no records yet', () => {
   it('shows every view empty, saying so, with nothing broken', async () => {
     const empty = await startEndpoint();
     try {
-      watched = await openPage(browser, empty.url, { width: 375 });
-      const { page } = watched;
+      const { page } = await pages.open(empty.url, { width: 375 });
       const expected: Record<string, string> = {
         users: 'No users in this range.',
         flow: 'No sessions in this range.',

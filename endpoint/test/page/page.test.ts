@@ -3,43 +3,31 @@
  * conversation list and its filters, a transcript as chat bubbles), the Messages view's figures,
  * live updates, and that text from records is only ever text.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Page } from 'playwright-core';
 import { TrackingClient } from 'botbuilder-conversation-analytics';
 import type { TimeseriesResponse, TrackingSummary } from '../../src/index.js';
-import { KEY, launchBrowser, openPage, playDemo, screenshot, startEndpoint, tableRows, type WatchedPage } from './harness.js';
+import { KEY, playDemo, screenshot, startEndpoint, tableRows, usePages } from './harness.js';
 
 // The demo's bot imports the package by name; here that name means the source.
 vi.mock('botbuilder-conversation-analytics', () => import('botbuilder-conversation-analytics'));
 
 let endpoint: Awaited<ReturnType<typeof startEndpoint>>;
-let browser: Browser;
-let watched: WatchedPage | undefined;
+const pages = usePages();
 
 beforeAll(async () => {
   endpoint = await startEndpoint();
-  const [{ delivered }, launched] = await Promise.all([playDemo(endpoint.url), launchBrowser()]);
-  browser = launched;
+  const { delivered } = await playDemo(endpoint.url);
   expect(delivered).toBe(27);
 }, 60_000);
 
-afterEach(async () => {
-  // Whatever a test did, the page never showed a dialog, threw, logged an error, broke its
-  // Content-Security-Policy, parsed HTML from a string or left the endpoint.
-  const problems = watched?.problems ?? [];
-  await watched?.close();
-  watched = undefined;
-  expect(problems).toEqual([]);
-});
-
 afterAll(async () => {
-  await browser?.close();
   await endpoint?.close();
 });
 
 /** Opens the page at `hash` (the Transcripts view unless it says otherwise) and waits until `ready` (its list) is drawn. */
 async function open(hash = '#view=conversations', allow: string[] = [], ready = '.list .row'): Promise<Page> {
-  watched = await openPage(browser, endpoint.url, { allow });
+  const watched = await pages.open(endpoint.url, { allow });
   await watched.page.goto(`${endpoint.url}/${hash}`);
   await watched.page.locator(ready).first().waitFor();
   return watched.page;
@@ -146,7 +134,7 @@ describe('a transcript', () => {
     await expect(thumb.getAttribute('title')).resolves.toBe('https://example.com/images/margherita.png');
     await expect(thumb.locator('.thumb-name').textContent()).resolves.toBe('margherita.png');
     await expect(page.getByRole('button', { name: 'Load images' }).isVisible()).resolves.toBe(true);
-    expect(watched!.requests.some((url) => url.includes('example.com'))).toBe(false);
+    expect(pages.current!.requests.some((url) => url.includes('example.com'))).toBe(false);
   });
 
   it('loads the images when asked to, over https only', async () => {
@@ -223,7 +211,7 @@ describe('every view', () => {
     // Feedback & AI last: its figures are read below.
     const views = { users: 'retention', flow: 'funnel', messages: 'buttons', revenue: 'revenue-per-user', feedback: 'comments' };
     for (const [view, card] of Object.entries(views)) {
-      const page = watched?.page ?? await open(`#view=${view}`, [], `[data-card="${card}"]`);
+      const page = pages.current?.page ?? await open(`#view=${view}`, [], `[data-card="${card}"]`);
       await page.goto(`${endpoint.url}/#view=${view}`);
       await page.locator(`[data-card="${card}"]`).waitFor();
       await expect.poll(() => page.locator('main .loading').count()).toBe(0);
@@ -231,7 +219,7 @@ describe('every view', () => {
       expect(cards.length, view).toBeGreaterThan(1);
       expect(cards.filter((c) => c.empty !== null), view).toEqual([]);
     }
-    const page = watched!.page;
+    const page = pages.current!.page;
     expect(new URL(page.url()).hash).toBe('#view=feedback');
     // Feedback & AI: one thumb up and one down, 50% liked, both comments, per day and per intent.
     await expect(page.locator('[data-kpi="up"] .kpi-value').textContent()).resolves.toBe('1');

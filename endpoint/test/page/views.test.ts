@@ -11,35 +11,24 @@
  * them as a third bot, shop, so the pizza bot's figures stay as stated.
  */
 import { readFile } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openPage, SHOP_KEY, startDatasetEndpoint, tableRows, type WatchedPage } from './harness.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { SHOP_KEY, startDatasetEndpoint, tableRows, usePages } from './harness.js';
 
 let endpoint: Awaited<ReturnType<typeof startDatasetEndpoint>>;
-let browser: Browser;
-let watched: WatchedPage | undefined;
+const pages = usePages();
 
 beforeAll(async () => {
-  [endpoint, browser] = await Promise.all([startDatasetEndpoint(), launchBrowser()]);
+  endpoint = await startDatasetEndpoint();
 }, 60_000);
 
-afterEach(async () => {
-  // Whatever a test did, the page never showed a dialog, threw, logged an error, broke its
-  // Content-Security-Policy, parsed HTML from a string or left the endpoint.
-  const problems = watched?.problems ?? [];
-  await watched?.close();
-  watched = undefined;
-  expect(problems).toEqual([]);
-});
-
 afterAll(async () => {
-  await browser?.close();
   await endpoint?.close();
 });
 
 /** Opens the page at `hash` and waits for `ready` to be in it. */
 async function open(hash: string, ready: string): Promise<Page> {
-  watched = await openPage(browser, endpoint.url);
+  const watched = await pages.open(endpoint.url);
   await watched.page.goto(`${endpoint.url}/${hash}`);
   await watched.page.locator(ready).first().waitFor({ state: 'attached' });
   return watched.page;
@@ -362,7 +351,7 @@ describe('exports', () => {
     expect(lines[0]).toBe('week,users,week 1,week 2,week 3,week 4,week 5,week 6,week 7,week 8');
     expect(lines[1]).toBe('2026-09-07T00:00:00.000Z,4,0.5,0.25,0.25,0,0,0,0,0');
     expect(lines).toHaveLength(4);
-    expect(watched!.requests.some((url) => url.includes('/api/analytics/retention?') && url.includes('bot=pizza') && url.includes('format=csv'))).toBe(true);
+    expect(pages.current!.requests.some((url) => url.includes('/api/analytics/retention?') && url.includes('bot=pizza') && url.includes('format=csv'))).toBe(true);
   });
 
   it('downloads a view as JSON, as the read API answers it', async () => {
@@ -379,7 +368,7 @@ describe('exports', () => {
       ['users', '[data-table="retention"] tbody tr'], ['flow', '.funnel-step'], ['messages', '[data-table="buttons"] tbody tr'],
       ['feedback', '.comment'], ['revenue', '[data-table="revenue-per-user"] tbody tr'],
     ]) {
-      const page = watched ? watched.page : await open(`#view=${view}&bot=pizza`, ready);
+      const page = pages.current ? pages.current.page : await open(`#view=${view}&bot=pizza`, ready);
       await page.goto(`${endpoint.url}/#view=${view}&bot=pizza`);
       await page.locator(ready).first().waitFor({ state: 'attached' });
       const cards = await page.locator('[data-card]').evaluateAll((all) => all.map((card) => ({
@@ -390,7 +379,7 @@ describe('exports', () => {
       for (const card of cards) if (!card.formats.includes('csv') || !card.formats.includes('json')) missing.push(`${view}: ${card.name}`);
     }
     expect(missing).toEqual([]);
-    const page = watched!.page;
+    const page = pages.current!.page;
     await page.goto(`${endpoint.url}/#view=conversations&bot=pizza&conversation=c1-1`);
     await page.locator('.entry').first().waitFor();
     for (const where of ['.browse', '.transcript-panel']) {
@@ -457,10 +446,10 @@ describe('the watch on every page of these tests', () => {
       document.body.append(probe);
     });
     // Chromium logs the refusal as a console error too.
-    await expect.poll(() => watched!.problems.length).toBe(3);
-    expect(watched!.problems.some((p) => p.startsWith('CSP violation: style-src-attr'))).toBe(true);
-    expect(watched!.problems.some((p) => p.startsWith('console error: Applying inline style violates'))).toBe(true);
-    expect(watched!.problems.some((p) => p.startsWith('HTML parsed from a string into <div>: <b>parsed</b>'))).toBe(true);
-    watched!.problems.length = 0; // seen: not a problem of the page
+    await expect.poll(() => pages.current!.problems.length).toBe(3);
+    expect(pages.current!.problems.some((p) => p.startsWith('CSP violation: style-src-attr'))).toBe(true);
+    expect(pages.current!.problems.some((p) => p.startsWith('console error: Applying inline style violates'))).toBe(true);
+    expect(pages.current!.problems.some((p) => p.startsWith('HTML parsed from a string into <div>: <b>parsed</b>'))).toBe(true);
+    pages.current!.problems.length = 0; // seen: not a problem of the page
   });
 });
