@@ -21,7 +21,7 @@ import { ViewWriter } from './write.js';
 
 /** The tables built from records (the views), each with a `bot` column. */
 export const VIEW_TABLES = [
-  'entries', 'users', 'conversations', 'conversation_users', 'counts', 'user_days', 'user_weeks', 'sessions', 'session_heads',
+  'entries', 'users', 'conversations', 'conversation_users', 'conversation_channels', 'counts', 'user_days', 'user_weeks', 'sessions', 'session_heads',
   'daily_messages', 'message_totals', 'daily_clicks', 'button_labels', 'session_days', 'session_lengths', 'session_paths',
 ] as const satisfies readonly (keyof Database)[];
 

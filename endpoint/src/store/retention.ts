@@ -40,6 +40,11 @@ export function deleteBefore(backend: Backend, cutoff: number): Promise<number> 
     await trx.deleteFrom('conversation_users').where(({ not, exists, selectFrom }) => not(exists(
       selectFrom('conversations as c').select('c.bot').whereRef('c.bot', '=', 'conversation_users.bot').whereRef('c.conversation_id', '=', 'conversation_users.conversation_id'),
     ))).execute();
+    // A conversation keeps a channel while it keeps an entry on that channel.
+    await trx.deleteFrom('conversation_channels').where(({ not, exists, selectFrom }) => not(exists(
+      selectFrom('entries as e').select('e.seq').whereRef('e.conversation_id', '=', 'conversation_channels.conversation_id')
+        .whereRef('e.bot', '=', 'conversation_channels.bot').whereRef('e.channel', '=', 'conversation_channels.channel'),
+    ))).execute();
     await trx.updateTable('users').where('first_at', '<', cutoff).set((eb) => ({
       first_at: eb.fn.coalesce(
         eb.selectFrom('entries as e').select((e) => e.fn.min('e.occurred_at').as('t')).whereRef('e.user_id', '=', 'users.user_id').whereRef('e.bot', '=', 'users.bot'),

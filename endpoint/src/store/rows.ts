@@ -6,7 +6,7 @@
 import type { Dialect } from './dialect.js';
 import { transcriptEntries } from './entries.js';
 import type {
-  ButtonLabelsTable, ConversationsTable, ConversationUsersTable, CountsTable, DailyClicksTable, DailyMessagesTable, EntriesTable, MessageTotalsTable, UserDaysTable, UsersTable, UserWeeksTable,
+  ButtonLabelsTable, ConversationsTable, ConversationUsersTable, ConversationChannelsTable, CountsTable, DailyClicksTable, DailyMessagesTable, EntriesTable, MessageTotalsTable, UserDaysTable, UsersTable, UserWeeksTable,
 } from './schema.js';
 import type { StoredRecord, TranscriptEntry } from '../types.js';
 
@@ -41,6 +41,7 @@ export interface BatchRows {
   users: UsersTable[];
   conversations: ConversationsTable[];
   conversationUsers: ConversationUsersTable[];
+  conversationChannels: ConversationChannelsTable[];
   counts: CountsTable[];
   userDays: UserDaysTable[];
   userWeeks: UserWeeksTable[];
@@ -168,6 +169,7 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
   const users = new Map<string, UsersTable>();
   const conversations = new Map<string, ConversationsTable>();
   const conversationUsers = new Map<string, ConversationUsersTable>();
+  const conversationChannels = new Map<string, ConversationChannelsTable>();
   const counts = new Map<string, CountsTable>();
   const userDays = new Map<string, UserDaysTable>();
   const latest = <T extends { last_at: number; platform: string; channel: string; channel_at: number; messages: number; events: number }>(into: T, row: T) => {
@@ -244,6 +246,9 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
             into.first_at = Math.min(into.first_at, row.first_at);
           });
         }
+        if (entry.channel !== '') {
+          upsert(conversationChannels, key(entry.channel, entry.bot, entry.conversation_id), { channel: entry.channel, bot: entry.bot, conversation_id: entry.conversation_id }, () => undefined);
+        }
       }
       for (const [width, size] of WIDTHS) {
         const bucket = Math.floor(at / size) * size;
@@ -274,6 +279,7 @@ export function batchRows(batch: readonly StoredRecord[], entryRows: readonly En
     users: sorted(users),
     conversations: sorted(conversations),
     conversationUsers: sorted(conversationUsers),
+    conversationChannels: sorted(conversationChannels),
     counts: sorted(counts),
     userDays: sorted(userDays),
     userWeeks: sorted(userWeeks),

@@ -114,6 +114,13 @@ export interface ConversationUsersTable {
   first_at: Millis;
 }
 
+/** The channels a conversation has entries on: one row each (what a list narrowed to a channel counts). */
+export interface ConversationChannelsTable {
+  channel: string;
+  bot: string;
+  conversation_id: string;
+}
+
 /**
  * Counts per hour and per day (`width`) and dimension, summed by every chart and summary: days
  * for long ranges, hours for short ones and hourly charts. Key columns are never null (`''` for
@@ -307,6 +314,7 @@ export interface Database {
   users: UsersTable;
   conversations: ConversationsTable;
   conversation_users: ConversationUsersTable;
+  conversation_channels: ConversationChannelsTable;
   counts: CountsTable;
   user_days: UserDaysTable;
   user_weeks: UserWeeksTable;

@@ -64,6 +64,8 @@ const UPSERTS = {
     .onConflict((oc) => oc.columns(['bot', 'conversation_id', 'user_id']).doUpdateSet((eb) => ({
       first_at: d.least(eb.ref('conversation_users.first_at'), eb.ref('excluded.first_at')),
     }))),
+  conversation_channels: (trx: Transaction<Database>, values: Row<'conversation_channels'>[]) => trx.insertInto('conversation_channels').values(values)
+    .onConflict((oc) => oc.columns(['channel', 'bot', 'conversation_id']).doNothing()),
   counts: (trx: Transaction<Database>, values: Row<'counts'>[]) => trx.insertInto('counts').values(values)
     .onConflict((oc) => oc.columns(['bot', 'width', 'at', 'platform', 'channel', 'type', 'direction', 'intent', 'event_type', 'event_name', 'currency']).doUpdateSet((eb) => ({
       records: eb('counts.records', '+', eb.ref('excluded.records')),
@@ -177,6 +179,7 @@ export class ViewWriter {
     await this.put(trx, 'users', rows.users);
     await this.put(trx, 'conversations', rows.conversations);
     await this.put(trx, 'conversation_users', rows.conversationUsers);
+    await this.put(trx, 'conversation_channels', rows.conversationChannels);
     await this.put(trx, 'counts', rows.counts);
     await this.put(trx, 'user_weeks', rows.userWeeks);
     await this.put(trx, 'daily_messages', rows.dailyMessages);

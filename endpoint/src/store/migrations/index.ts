@@ -17,6 +17,7 @@ import { idempotency } from './0007-idempotency.js';
 import { buttonLabels } from './0008-button-labels.js';
 import { nameTime } from './0009-name-time.js';
 import { conversationRatings } from './0010-conversation-ratings.js';
+import { conversationChannels } from './0011-conversation-channels.js';
 
 /** Every version of the schema, by name (names sort in the order they run). */
 export function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -30,6 +31,7 @@ export function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '0008_button_labels': buttonLabels(dialect),
     '0009_name_time': nameTime(dialect),
     '0010_conversation_ratings': conversationRatings(dialect),
+    '0011_conversation_channels': conversationChannels(),
   };
 }
 
