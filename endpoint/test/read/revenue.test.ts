@@ -19,10 +19,10 @@ describe.each(DBS)('revenue on $name', ({ fresh }) => {
   it('totals each currency, largest first; per day by day, then currency (an unknown one named null); the top users by total', async () => {
     await withStore(await fresh(), async (store: RecordStore) => {
       await appendEach(store, [
-        buy('zed', 5, 'EUR', '2026-03-03T10:00:00Z'),
-        buy('amy', 10, 'USD', '2026-03-02T10:00:00Z', OTHER_BOT),
-        // A tie with amy (10), in another bot, whose key sorts first.
-        buy('zed', 5, 'EUR', '2026-03-02T11:00:00Z'),
+        buy('amy', 5, 'EUR', '2026-03-03T10:00:00Z'),
+        // A tie with amy (10 in all), in another bot, whose key sorts first: the database gives zoe first.
+        buy('zoe', 10, 'USD', '2026-03-02T10:00:00Z', OTHER_BOT),
+        buy('amy', 5, 'EUR', '2026-03-02T11:00:00Z'),
         buy('kim', 2, null, '2026-03-02T12:00:00Z'),
         buy('kim', 0.5, 'EUR', '2026-03-02T12:30:00Z'),
       ]);
@@ -35,9 +35,9 @@ describe.each(DBS)('revenue on $name', ({ fresh }) => {
         { start: '2026-03-03T00:00:00.000Z', currency: 'EUR', total: 5, count: 1 },
       ]);
       expect(all.perUser.map((u) => [u.userId, u.bot, u.currency, u.total, u.count])).toEqual([
-        ['amy', OTHER_BOT, 'USD', 10, 1], ['zed', BOT, 'EUR', 10, 2], ['kim', BOT, null, 2, 1], ['kim', BOT, 'EUR', 0.5, 1],
+        ['amy', BOT, 'EUR', 10, 2], ['zoe', OTHER_BOT, 'USD', 10, 1], ['kim', BOT, null, 2, 1], ['kim', BOT, 'EUR', 0.5, 1],
       ]);
-      expect((await revenue(store, {}, 2)).perUser.map((u) => u.userId)).toEqual(['amy', 'zed']);
+      expect((await revenue(store, {}, 2)).perUser.map((u) => u.userId)).toEqual(['amy', 'zoe']);
     });
   });
 
