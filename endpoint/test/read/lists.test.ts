@@ -192,6 +192,23 @@ describe.each(DBS)('lists on $name', ({ fresh }) => {
       expect(await conversationIds(store, { platform: 'twitter', intent: 'greet' })).toEqual({ total: 0, ids: [] });
       expect(await conversationIds(store, { channel: 'msteams', intent: 'greet' })).toEqual({ total: 0, ids: [] });
       expect(await conversationIds(store, { platform: 'twitter', intent: 'buy' })).toEqual({ total: 1, ids: ['tw'] });
+      expect(await conversationIds(store, { channel: 'msteams', intent: 'buy' })).toEqual({ total: 1, ids: ['tw'] });
+    });
+  });
+
+  it('finds a conversation by a platform and a channel of one entry, and a channel within the bots asked', async () => {
+    await withStore(await fresh(), async (store) => {
+      await appendEach(store, [
+        msg({ user: 'dan', at: at(1, 10), platform: 'twitter', channel: 'msteams', conversation: 'both' }),
+        // On twitter and on msteams, but never both in one entry.
+        msg({ user: 'eve', at: at(1, 11), channel: 'msteams', conversation: 'split' }),
+        msg({ user: 'eve', at: at(1, 12), platform: 'twitter', channel: 'webchat', conversation: 'split' }),
+        msg({ user: 'fay', at: at(1, 13), channel: 'msteams', conversation: 'other', bot: OTHER_BOT }),
+      ]);
+      expect(await conversationIds(store, { platform: 'twitter', channel: 'msteams' })).toEqual({ total: 1, ids: ['both'] });
+      expect(await conversationIds(store, { channel: 'msteams' })).toEqual({ total: 3, ids: ['other', 'split', 'both'] });
+      expect(await conversationIds(store, { channel: 'msteams', bots: [BOT] })).toEqual({ total: 2, ids: ['split', 'both'] });
+      expect(await conversationIds(store, { channel: 'msteams', bot: OTHER_BOT })).toEqual({ total: 1, ids: ['other'] });
     });
   });
 
