@@ -27,7 +27,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PLATFORM_KINDS, RECORD_TYPES, type PlatformKind, type RecordType } from '../protocol/index.js';
+import { PLATFORM_KINDS, RECORD_TYPES, isIdempotencyKey, type PlatformKind, type RecordType } from '../protocol/index.js';
 
 /** When a record was logged: the start time of the client that logged it (ms since 1970), and its sequence number there. */
 export type SavedAt = readonly [startedAt: number, seq: number];
@@ -127,12 +127,9 @@ function atOf(value: unknown): SavedAt {
   return [0, 0];
 }
 
-/** A key the endpoint takes: 1 to 200 printable ASCII characters (a UUID, as the client makes them). */
-const KEY = /^[\x20-\x7e]{1,200}$/;
-
 /** A line's idempotency key, or a new one for a line written before lines had one (or whose key the endpoint would refuse). */
 function keyOf(value: unknown): string {
-  return typeof value === 'string' && KEY.test(value) ? value : randomUUID();
+  return typeof value === 'string' && isIdempotencyKey(value) ? value : randomUUID();
 }
 
 function lineOf(record: PersistedRecord): string {

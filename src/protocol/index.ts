@@ -1,6 +1,6 @@
 /**
  * The tracking API's contract: record types, validation, platform values, the version rule, URL
- * building and the names of secrets. Imports nothing of ours. This file is also the package's
+ * building, the names of secrets and what an idempotency key may be. Imports nothing of ours. This file is also the package's
  * `botbuilder-conversation-analytics/protocol` entry, which the endpoint package uses (its surface is
  * pinned by api/protocol.api.md); the schema combinators behind `validate()` stay internal.
  */
@@ -26,3 +26,4 @@ export {
   type TrackQuery,
 } from './platforms.js';
 export { SECRET_KEY, SECRET_PARAMETERS, SECRET_URL_PARAMETER } from './secrets.js';
+export { MAX_IDEMPOTENCY_KEY, isIdempotencyKey } from './idempotency.js';
